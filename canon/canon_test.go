@@ -1,0 +1,328 @@
+package canon
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"testing/quick"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+func TestTokens(t *testing.T) {
+	fold := func(s string) string { return cases.Fold().String(s) }
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"only separators", " \t\n.,;!?-- ", nil},
+		{"ascii", "A rose is a Rose, IS a ROSE!", []string{"a", "rose", "is", "a", "rose", "is", "a", "rose"}},
+		{"ascii digits", "route 66 and 3.14", []string{"route", "66", "and", "3", "14"}},
+		{"punctuation splits", "don't e-mail foo@bar.com", []string{"don", "t", "e", "mail", "foo", "bar", "com"}},
+		{"underscore separates", "snake_case", []string{"snake", "case"}},
+		{"german sharp s", "Straße STRASSE straße", []string{"strasse", "strasse", "strasse"}},
+		{"capital sharp s", "GROẞ", []string{"gross"}},
+		// Default (non-Turkic) folding: whatever x/text does, asserted
+		// against cases.Fold itself so that only our tokenization is
+		// under test. "İ" folds to "i" + U+0307, and the mark stays in
+		// the token; dotless "ı" has no fold.
+		{"turkish dotted capital I", "İstanbul", []string{fold("İstanbul")}},
+		{"turkish dotless i", "ılık", []string{fold("ılık")}},
+		{"full-width", "ＡＢＣ　ｄｅｆ１２", []string{"abc", "def12"}},
+		{"ligature fi", "ﬁnd the ﬂag", []string{"find", "the", "flag"}},
+		{"combining accent composes", "cafe\u0301 CAFÉ", []string{"café", "café"}},
+		{"mark after run stays", "x\u20dd y", []string{"x\u20dd", "y"}},
+		{"mark after separator separates", "a \u0301b", []string{"a", "b"}},
+		{"cjk", "日本語のテキスト、中文。", []string{"日本語のテキスト", "中文"}},
+		{"hangul", "한국어 텍스트", []string{"한국어", "텍스트"}},
+		{"devanagari with spacing marks", "हिन्दी भाषा", []string{"हिन्दी", "भाषा"}},
+		{"other numbers", "Ⅻ ½ ²", []string{"xii", "1", "2", "2"}},
+		{"arabic digits", "١٢٣ abc", []string{"١٢٣", "abc"}},
+		{"greek final sigma", "ΟΔΟΣ οδος οδος", []string{"οδοσ", "οδοσ", "οδοσ"}},
+		{"nbsp and curly quotes", "“Hello”\u00a0world’s", []string{"hello", "world", "s"}},
+		{"emoji separates", "fire🔥water", []string{"fire", "water"}},
+		// \xc3 followed by '(' is an invalid sequence: the lone \xc3
+		// separates, and so does '('; the trailing \xe2\x82 is truncated.
+		{"invalid utf8 separates", "ab\xffcd\xc3(ef\xe2\x82", []string{"ab", "cd", "ef"}},
+		// Found by fuzzing: x/text's NFKC leaves a rune after an invalid
+		// byte unnormalized (U+0678 is NFKC "\u064a\u0674").
+		{"normalized after invalid byte", "\xf6\u0678", []string{"\u064a\u0674"}},
+		{"cherokee folds to capitals", "Ꭰ ꭰ ᏸ", []string{"Ꭰ", "Ꭰ", "Ᏸ"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Tokens(tt.in)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Tokens(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInvalidUTF8NeverPanics(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.UintN(256))
+		}
+		for _, tok := range Tokens(string(b)) {
+			if tok == "" || !utf8.ValidString(tok) {
+				t.Fatalf("Tokens(%q) produced bad token %q", b, tok)
+			}
+		}
+	}
+}
+
+func TestAppendTokensReusesSlice(t *testing.T) {
+	dst := make([]string, 0, 16)
+	dst = append(dst, "keep")
+	got := AppendTokens(dst, "One two")
+	if want := []string{"keep", "one", "two"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if &got[0] != &dst[:1][0] {
+		t.Error("AppendTokens reallocated a slice that had capacity")
+	}
+}
+
+func TestASCIINoUppercaseAllocatesOnlyTheSlice(t *testing.T) {
+	dst := make([]string, 0, 64)
+	text := "plain lower case ascii text with 42 words or so"
+	allocs := testing.AllocsPerRun(100, func() { dst = AppendTokens(dst[:0], text) })
+	if allocs != 0 {
+		t.Errorf("AppendTokens on lowercase ASCII: %v allocs, want 0", allocs)
+	}
+	text = "Some Upper Case ASCII"
+	allocs = testing.AllocsPerRun(100, func() { dst = AppendTokens(dst[:0], text) })
+	if allocs != 1 {
+		t.Errorf("AppendTokens on ASCII with capitals: %v allocs, want 1 (the lowercase copy)", allocs)
+	}
+}
+
+// interesting is an alphabet that exercises every branch of the rule:
+// ASCII letters of both cases, separators, non-ASCII letters with
+// decompositions and folds, combining marks, compatibility characters,
+// numbers, symbols and the bytes of invalid UTF-8.
+var interesting = []string{
+	"a", "B", "z", "Q", "0", "9", " ", ".", "-", "=", "<", "\t", "_",
+	"é", "E", "\u0301", "\u0308", "\u0338", "\u0345", "ß", "ẞ", "İ", "ı", "Σ", "ς",
+	"ﬁ", "Ａ", "ｂ", "１", "½", "Ⅻ", "ǰ", "ΐ", "Ω", "K", "ſ",
+	"日", "本", "한", "\u1100", "\u1161", "\u11a8", "ा", "्", "क",
+	"Ꭰ", "ꭰ", "ᏸ", "Ᏸ", "🔥", "\u00a0", "\u200b", "\ufffd",
+	"б", "Б", "и", "\u0306", "й", "。", "—", "«", "€", "\u3099", "か", "𝐀", "\U00020000",
+	"\u0678", "ǅ", "\u1e9b", "\ufb03",
+	"\xff", "\xc3", "\x80", "\xe2\x82",
+}
+
+func randomText(r *rand.Rand, alphabet []string, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(alphabet[r.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+// TestChunkedMatchesWhole checks the optimization in appendMixed: only
+// normalizing the words that contain non-ASCII bytes must give the same
+// tokens as applying the rule (appendSlow) to the whole text at once.
+func TestChunkedMatchesWhole(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		in := randomText(r, interesting, r.IntN(12))
+		got := Tokens(in)
+		want := appendSlow(nil, in)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Tokens(%q) = %q, whole-text rule gives %q", in, got, want)
+		}
+	}
+}
+
+// TestFastPathMatchesSlowPath: on ASCII input the ASCII path must agree
+// with the x/text path.
+func TestFastPathMatchesSlowPath(t *testing.T) {
+	f := func(b []byte) bool {
+		for i := range b {
+			b[i] &= 0x7f
+		}
+		s := string(b)
+		return slices.Equal(Tokens(s), appendSlow(nil, s))
+	}
+	if err := quick.Check(f, &quick.Config{MaxCount: 5000, Rand: newQuickRand()}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestIdempotent(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		in := randomText(r, interesting, r.IntN(12))
+		once := Tokens(in)
+		twice := Tokens(strings.Join(once, " "))
+		if !slices.Equal(once, twice) {
+			t.Fatalf("Tokens(%q) = %q but re-tokenizing gives %q", in, once, twice)
+		}
+	}
+}
+
+// TestIdempotentEveryBMPRune is the exhaustive form of TestIdempotent for
+// single runes, alone and after a letter (so that marks attach), and also
+// checks that the output is NFKC and fold-stable.
+func TestIdempotentEveryBMPRune(t *testing.T) {
+	var buf []string
+	for r := rune(0); r < 0x10000; r++ {
+		if 0xD800 <= r && r < 0xE000 {
+			continue
+		}
+		for _, in := range []string{string(r), "a" + string(r)} {
+			buf = AppendTokens(buf[:0], in)
+			for _, tok := range buf {
+				if !norm.NFKC.IsNormalString(tok) {
+					t.Errorf("Tokens(%q) has non-NFKC token %q", in, tok)
+				}
+			}
+			again := Tokens(strings.Join(buf, " "))
+			if !slices.Equal(buf, again) {
+				t.Errorf("%U: Tokens(%q) = %q, re-tokenized %q", r, in, buf, again)
+			}
+		}
+	}
+}
+
+func TestASCIIUpperEqualsLower(t *testing.T) {
+	f := func(b []byte) bool {
+		for i := range b {
+			b[i] &= 0x7f
+		}
+		s := string(b)
+		return slices.Equal(Tokens(strings.ToUpper(s)), Tokens(s))
+	}
+	if err := quick.Check(f, &quick.Config{MaxCount: 5000, Rand: newQuickRand()}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestConsistentWithFold(t *testing.T) {
+	// Tokenizing is insensitive to case in the Unicode sense: folding the
+	// input first changes nothing. U+0345 is left out: it is a combining
+	// mark that folds to the letter ι, so folding before NFKC has
+	// reordered the marks gives a different string (the reason Unicode's
+	// canonical caseless match is NFD(fold(NFD(x))), not fold(x)). The
+	// rule normalizes first, which is the order that respects rendering.
+	alphabet := slices.DeleteFunc(slices.Clone(interesting), func(s string) bool { return s == "\u0345" })
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 5000 {
+		in := randomText(r, alphabet, r.IntN(10))
+		if !utf8.ValidString(in) {
+			continue
+		}
+		a, b := Tokens(in), Tokens(cases.Fold().String(in))
+		if !slices.Equal(a, b) {
+			t.Fatalf("Tokens(%+q) = %+q, Tokens(Fold) = %+q", in, a, b)
+		}
+	}
+}
+
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"", "A rose is a rose", "Straße", "e\u0301", "\xff\xfe", "ﬁ ＡＢＣ", "Ꭰꭰ", "\xf6ٸ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Tokens(s)
+		if want := appendSlow(nil, s); !slices.Equal(got, want) {
+			t.Fatalf("Tokens(%q) = %q, whole-text rule %q", s, got, want)
+		}
+		if again := Tokens(strings.Join(got, " ")); !slices.Equal(got, again) {
+			t.Fatalf("not idempotent on %q: %q then %q", s, got, again)
+		}
+	})
+}
+
+func ExampleTokens() {
+	fmt.Printf("%q\n", Tokens("A <b>rose</b> is a ROSE, is ＡＲＯＳＥ — Straße café!"))
+	// Output: ["a" "b" "rose" "b" "is" "a" "rose" "is" "arose" "strasse" "café"]
+}
+
+func ExampleAppendTokens() {
+	var buf []string
+	for _, doc := range []string{"First document.", "Second one"} {
+		buf = AppendTokens(buf[:0], doc)
+		fmt.Println(len(buf), buf)
+	}
+	// Output:
+	// 2 [first document]
+	// 2 [second one]
+}
+
+var sink []string
+
+func BenchmarkTokens(b *testing.B) {
+	ascii := strings.Repeat("The quick brown Fox jumps over the lazy dog; it's 2024, and 42 rabbits watch. ", 50)
+	mixed := strings.Repeat("The quick brown Fox jumps over the “lazy” dog — café, naïve, Straße. ", 50)
+	nonLatin := strings.Repeat("Быстрая коричневая лиса прыгает через ленивую собаку. 日本語のテキスト。", 50)
+	for _, bc := range []struct{ name, text string }{{"ascii", ascii}, {"mixed", mixed}, {"nonlatin", nonLatin}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			b.ReportAllocs()
+			var dst []string
+			for b.Loop() {
+				dst = AppendTokens(dst[:0], bc.text)
+			}
+			sink = dst
+		})
+	}
+}
+
+// TestEveryBMPRuneMatchesWhole runs every BMP rune through appendMixed in
+// contexts that touch each cut rule (inside and around ASCII, inert and
+// complex words and separators) and compares with the rule applied to the
+// whole text.
+func TestEveryBMPRuneMatchesWhole(t *testing.T) {
+	templates := []string{"%", "a%b", "% x", "x %", "я%", "%я", "。%", "%。", "Я %", "% Я", "a\u0301 %", "%\u0301", "% \u0301"}
+	var got, want []string
+	for r := rune(0x80); r < 0x10000; r++ {
+		if 0xD800 <= r && r < 0xE000 {
+			continue
+		}
+		for _, tmpl := range templates {
+			in := strings.Replace(tmpl, "%", string(r), 1)
+			got = AppendTokens(got[:0], in)
+			want = appendSlow(want[:0], in)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%U: Tokens(%+q) = %+q, whole-text rule %+q", r, in, got, want)
+			}
+		}
+	}
+}
+
+// TestConcurrent exercises the shared state (the folder pool and the
+// lazily built rune table) from several goroutines; run with -race.
+func TestConcurrent(t *testing.T) {
+	texts := []string{"Straße Ꭰ café", "日本語 ﬁnd", "ASCII Only", "Быстрая лиса"}
+	want := make([][]string, len(texts))
+	for i, s := range texts {
+		want[i] = appendSlow(nil, s)
+	}
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			defer func() { done <- true }()
+			for i := range 200 {
+				k := (g + i) % len(texts)
+				if got := Tokens(texts[k]); !slices.Equal(got, want[k]) {
+					t.Errorf("Tokens(%q) = %q, want %q", texts[k], got, want[k])
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}

@@ -1,0 +1,208 @@
+package htmltext
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+func TestExtract(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"plain text", "just text", "just text"},
+		{"inline glues", "a<b>b</b>c", "abc"},
+		{"span and link glue", `x<span>y</span><a href="/z">z</a>`, "xyz"},
+		{"block separates", "a<p>b</p>c", "a\nb\nc"},
+		{"div", "one<div>two</div>three", "one\ntwo\nthree"},
+		{"br", "line<br>next<br/>last", "line\nnext\nlast"},
+		{"list", "<ul><li>x</li><li>y</li></ul>", "x\ny"},
+		{"headings", "<h1>Title</h1><h2>Sub</h2>body", "Title\nSub\nbody"},
+		{"table", "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>", "a b\nc"},
+		{"image between words", `see<img src=x alt="ALT">this`, "see this"},
+		{"script dropped", "a<script>var x = '<p>not text</p>'; if (a<b) {}</script>b", "ab"},
+		{"script with type and case", `a<SCRIPT type="text/javascript">x()</SCRIPT>b`, "ab"},
+		{"style dropped", "<style>p { color: red }</style>visible", "visible"},
+		{"noscript dropped", "<noscript>enable js</noscript>ok", "ok"},
+		{"template dropped", "<template><p>hidden <b>stuff</b></p></template>shown", "shown"},
+		{"nested template", "<template>x<template>y</template>z</template>w", "w"},
+		{"iframe dropped", "<iframe>fallback</iframe>page", "page"},
+		{"comment dropped", "a<!-- a comment <p> -->b", "ab"},
+		{"conditional comment", "a<!--[if IE]><p>old</p><![endif]-->b", "ab"},
+		{"doctype dropped", "<!DOCTYPE html><html><body>hi</body></html>", "hi"},
+		{"title kept", "<html><head><title>My Page</title><meta charset=utf-8></head><body>Body</body></html>", "My Page\nBody"},
+		{"entities", "caf&eacute; &amp; cr&#232;me &lt;b&gt; &#x41;&nbsp;B", "café & crème <b> A\u00a0B"},
+		{"entity without semicolon", "AT&T &copy 2024", "AT&T © 2024"},
+		{"whitespace collapses", "  a \n\t b  <p>  c  </p>  ", "a b\nc"},
+		{"attributes ignored", `<a title="tip" href="u">link</a>`, "link"},
+		{"no body", "<html><head><title>t</title></head></html>", "t"},
+		{"text only in head", "<head>stray</head>", "stray"},
+		{"unclosed tags", "<div><p>a<b>b<i>c", "abc"},
+		{"unclosed script eats rest", "a<script>b c d", "a"},
+		{"stray end tags", "a</script></div></b>b", "a\nb"},
+		{"self-closing script still opens", "a<script/>x()</script>b", "ab"},
+		{"truncated tag", "text <di", "text"},
+		{"broken attribute", `<p class="x>text</p>more`, ""},
+		// "<d" at EOF is an unfinished tag, which HTML5 drops.
+		{"lone lt", "a < b and c<d", "a < b and c"},
+		{"lt then space is text", "1 <2 and 3< 4", "1 <2 and 3< 4"},
+		{"textarea kept", "<textarea>typed &amp; text</textarea>", "typed & text"},
+		{"pre kept", "<pre>x  y</pre>", "x y"},
+		{"cdata outside foreign content is a comment", "a<![CDATA[x]]>b", "ab"},
+		{"svg text", "<svg><text>label</text></svg>after", "label after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Extract(tt.in); got != tt.want {
+				t.Errorf("Extract(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDeepNesting(t *testing.T) {
+	const depth = 100000
+	for _, tag := range []string{"div", "b", "template", "p"} {
+		doc := strings.Repeat("<"+tag+">", depth) + "deep" + strings.Repeat("</"+tag+">", depth) + "after"
+		start := time.Now()
+		got := Extract(doc)
+		want := "deep\nafter"
+		switch tag {
+		case "b":
+			want = "deepafter"
+		case "template":
+			want = "after"
+		}
+		if got != want {
+			t.Errorf("%s: got %q, want %q", tag, got, want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v", tag, d)
+		}
+	}
+	// Unclosed, and with nothing but tags.
+	if got := Extract(strings.Repeat("<div><span>", depth)); got != "" {
+		t.Errorf("unclosed nesting: got %q", got)
+	}
+}
+
+// TestNeverPanics feeds random tag soup and random bytes.
+func TestNeverPanics(t *testing.T) {
+	pieces := []string{
+		"<", ">", "/", "<p>", "</p>", "<b>", "</b>", "<script>", "</script>", "<style>",
+		"<!--", "-->", "<!DOCTYPE", "&amp;", "&", "&#", "&#x", ";", "\"", "'", "=",
+		"<template>", "</template>", "<br/>", "text", " ", "\n", "\x00", "\xff", "é",
+		"<title>", "</title>", "<![CDATA[", "]]>", "<svg>", "<math>", "<plaintext>",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		out := Extract(b.String())
+		if strings.Contains(out, "  ") || strings.HasPrefix(out, " ") || strings.HasSuffix(out, " ") {
+			t.Fatalf("Extract(%q) = %q: uncollapsed whitespace", b.String(), out)
+		}
+	}
+}
+
+// TestWordsNeverGlueAcrossBlocks: whatever the blocks contain, the words of
+// "<p>x</p><p>y</p>" come out separated.
+func TestWordsNeverGlueAcrossBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	blocks := []string{"p", "div", "li", "tr", "h1", "section", "article", "td", "br"}
+	for range 1000 {
+		n := 2 + r.IntN(6)
+		words := make([]string, n)
+		var b strings.Builder
+		for i := range words {
+			words[i] = fmt.Sprintf("w%d", i)
+			tag := blocks[r.IntN(len(blocks))]
+			fmt.Fprintf(&b, "<%s>%s", tag, words[i])
+			if r.IntN(2) == 0 {
+				fmt.Fprintf(&b, "</%s>", tag)
+			}
+		}
+		got := strings.Fields(Extract(b.String()))
+		if strings.Join(got, ",") != strings.Join(words, ",") {
+			t.Fatalf("Extract(%q) words %q, want %q", b.String(), got, words)
+		}
+	}
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"", "a<p>b", "<script>x", "<template><template>", "&#xffffff;", "<!-- -- -->"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_ = Extract(s)
+	})
+}
+
+func ExampleExtract() {
+	page := `<!DOCTYPE html>
+<html><head><title>Roses &amp; more</title><style>body{}</style></head>
+<body><h1>A rose</h1><p>is a <b>rose</b> is a ro<i>se</i>.</p>
+<script>track()</script><!-- footer --></body></html>`
+	fmt.Printf("%q\n", Extract(page))
+	// Output: "Roses & more\nA rose\nis a rose is a rose."
+}
+
+var sink string
+
+func BenchmarkExtract(b *testing.B) {
+	var doc strings.Builder
+	doc.WriteString("<!DOCTYPE html><html><head><title>Bench</title><script>var a = 1;</script></head><body>")
+	for i := range 200 {
+		fmt.Fprintf(&doc, `<div class="c%d"><p>Paragraph %d with <a href="/x">a link</a> and <b>bold</b> text &amp; entities.</p>
+<ul><li>one</li><li>two</li></ul></div>`, i, i)
+	}
+	doc.WriteString("</body></html>")
+	s := doc.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		sink = Extract(s)
+	}
+}
+
+// TestTagAtomMatchesTokenizer: our allocation-free reading of tag names
+// from Raw agrees with Tokenizer.TagName on every tag of random tag soup,
+// for all atoms that matter to Extract.
+func TestTagAtomMatchesTokenizer(t *testing.T) {
+	pieces := []string{
+		"<", "</", ">", "/", " ", "\t", "\n", "\x00", "p", "P", "div", "DiV", "script", "br",
+		"template", "title", "x", "=", "\"", "a=b", "blockquote", "figcaption", "-", "é",
+		"h1", "td", "img", "<!--", "-->", "text",
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		z := html.NewTokenizer(strings.NewReader(b.String()))
+		for {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				break
+			}
+			if tt != html.StartTagToken && tt != html.EndTagToken && tt != html.SelfClosingTagToken {
+				continue
+			}
+			got := tagAtom(z.Raw())
+			name, _ := z.TagName()
+			want := atom.Lookup(name)
+			if (dropped(got) || separatorOf(got) != none || dropped(want) || separatorOf(want) != none) && got != want {
+				t.Fatalf("in %q: tagAtom = %v, TagName gives %q (%v)", b.String(), got, name, want)
+			}
+		}
+	}
+}

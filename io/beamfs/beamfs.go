@@ -1,0 +1,249 @@
+// Package beamfs gives neardup what it needs from Beam's filesystem
+// abstraction: glob expansion, random access for Parquet, and the moves and
+// removals that make outputs appear atomically. Every path may be local or
+// any registered scheme (gs://, s3://), so nothing here calls package os
+// except for the local scheme's directory clean-up.
+package beamfs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	// The schemes users can name in --input and --output.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
+)
+
+// Match expands comma-separated globs into the sorted, de-duplicated list of
+// files they name. A pattern that matches nothing is an error naming it:
+// users mistype paths far more often than they mean an empty input.
+func Match(ctx context.Context, patterns string) ([]string, error) {
+	seen := map[string]bool{}
+	var files []string
+	for _, p := range strings.Split(patterns, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		fs, err := filesystem.New(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("input %q: %w", p, err)
+		}
+		matched, err := fs.List(ctx, p)
+		fs.Close()
+		if err != nil {
+			return nil, fmt.Errorf("input %q: %w", p, err)
+		}
+		if len(matched) == 0 {
+			return nil, fmt.Errorf("input %q matches no files", p)
+		}
+		for _, m := range matched {
+			if !seen[m] {
+				seen[m] = true
+				files = append(files, m)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no input given")
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// Size reports the size of a file in bytes.
+func Size(ctx context.Context, name string) (int64, error) {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	defer fs.Close()
+	return fs.Size(ctx, name)
+}
+
+// ReaderAt is an open file with random access, as Parquet needs.
+type ReaderAt interface {
+	io.ReaderAt
+	io.Closer
+}
+
+type bytesReaderAt struct{ *bytes.Reader }
+
+func (bytesReaderAt) Close() error { return nil }
+
+// OpenReaderAt opens name for random access and reports its size. Local files
+// are read in place. Object stores expose only streaming reads through Beam's
+// filesystem interface, so for them the object is read whole into memory;
+// splits are row groups, so only one file per worker is held at a time.
+func OpenReaderAt(ctx context.Context, name string) (ReaderAt, int64, error) {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer fs.Close()
+	size, err := fs.Size(ctx, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if ra, ok := r.(ReaderAt); ok {
+		return ra, size, nil
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	return bytesReaderAt{bytes.NewReader(b)}, int64(len(b)), nil
+}
+
+// Join joins a directory and a name for any scheme.
+func Join(dir string, elem ...string) string {
+	if strings.Contains(dir, "://") {
+		return strings.TrimSuffix(dir, "/") + "/" + path.Join(elem...)
+	}
+	return filepath.Join(append([]string{dir}, elem...)...)
+}
+
+// WriteFile writes data to name, replacing it.
+func WriteFile(ctx context.Context, name string, data []byte) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, name)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// ReadFile reads a whole (small) file.
+func ReadFile(ctx context.Context, name string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// List returns the files matching glob, sorted; none is not an error.
+func List(ctx context.Context, glob string) ([]string, error) {
+	fs, err := filesystem.New(ctx, glob)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	names, err := fs.List(ctx, glob)
+	sort.Strings(names)
+	return names, err
+}
+
+// Exists reports whether the file name exists.
+func Exists(ctx context.Context, name string) (bool, error) {
+	names, err := List(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		if n == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Remove deletes a file; a file that is already gone is not an error, so a
+// retried clean-up succeeds.
+func Remove(ctx context.Context, name string) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		return fmt.Errorf("filesystem of %q cannot remove files", name)
+	}
+	if err := rm.Remove(ctx, name); err != nil {
+		if ok, _ := Exists(ctx, name); ok {
+			return err
+		}
+	}
+	return nil
+}
+
+// Move renames oldpath to newpath, by copy and remove where the filesystem
+// has no rename (object stores).
+func Move(ctx context.Context, oldpath, newpath string) error {
+	fs, err := filesystem.New(ctx, oldpath)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	if isLocal(oldpath) {
+		if err := os.MkdirAll(filepath.Dir(newpath), 0o755); err != nil {
+			return err
+		}
+	}
+	if rn, ok := fs.(filesystem.Renamer); ok {
+		return rn.Rename(ctx, oldpath, newpath)
+	}
+	if cp, ok := fs.(filesystem.Copier); ok {
+		if err := cp.Copy(ctx, oldpath, newpath); err != nil {
+			return err
+		}
+		return Remove(ctx, oldpath)
+	}
+	return fmt.Errorf("filesystem of %q can neither rename nor copy", oldpath)
+}
+
+// RemoveAll removes every file below dir. Object stores have no directories;
+// on the local filesystem the emptied directories go too.
+func RemoveAll(ctx context.Context, dir string) error {
+	if isLocal(dir) {
+		return os.RemoveAll(dir)
+	}
+	names, err := List(ctx, strings.TrimSuffix(dir, "/")+"/**")
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := Remove(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IsLocal reports whether name is on the local filesystem.
+func IsLocal(name string) bool { return isLocal(name) }
+
+func isLocal(name string) bool {
+	i := strings.Index(name, "://")
+	return i < 0 || name[:i] == "file" || name[:i] == "default"
+}

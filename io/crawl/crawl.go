@@ -1,0 +1,219 @@
+// Package crawl reads crawl dumps: Parquet tables with a text (or raw HTML)
+// column and optional url, id and date columns, as FineWeb and C4 publish
+// them. Work is cut by row group so one large file still spreads over every
+// worker, and every error names the file, and where it can, the row and
+// column.
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/io/beamfs"
+)
+
+// Columns names the input columns. Text is read unless HTML is set, in which
+// case the HTML column is read and its visible text extracted. URL, ID and
+// Date are optional unless their Required flag is set (the user named them
+// on the command line); an empty name means "do not read".
+type Columns struct {
+	Text, HTML, URL, ID, Date             string
+	URLRequired, IDRequired, DateRequired bool
+}
+
+// Split is one row group of one input file: the unit of parallel reading.
+type Split struct {
+	FileIndex int    // position of the file in the sorted list of matched files
+	Path      string // the file
+	RowGroup  int    // index of the row group in the file
+	FirstRow  int64  // index in the file of the row group's first row
+	NumRows   int64
+}
+
+// Row is one input row as neardup sees it.
+type Row struct {
+	Index    int64 // row index in the file
+	ID       string
+	URL      string
+	Date     string
+	Content  string // the text, or the raw HTML with Columns.HTML
+	Null     bool   // the text (or HTML) value is null
+	TypeNote string // set when a value of an unexpected type was read as text
+}
+
+// binding is where each wanted column sits in a file's schema.
+type binding struct {
+	content, url, id, date int // leaf column index, -1 when absent
+}
+
+// ContentColumn is the column that carries the document.
+func (c Columns) ContentColumn() string {
+	if c.HTML != "" {
+		return c.HTML
+	}
+	return c.Text
+}
+
+func bind(path string, schema *parquet.Schema, cols Columns) (binding, error) {
+	look := func(name string, required bool, mustBeText bool) (int, error) {
+		if name == "" {
+			return -1, nil
+		}
+		leaf, ok := schema.Lookup(name)
+		if !ok {
+			if required {
+				return -1, fmt.Errorf("%s: column %q not found (columns: %v)", path, name, columnNames(schema))
+			}
+			return -1, nil
+		}
+		if leaf.MaxRepetitionLevel > 0 {
+			return -1, fmt.Errorf("%s: column %q is repeated; neardup reads one value per row", path, name)
+		}
+		if mustBeText && leaf.Node.Type().Kind() != parquet.ByteArray {
+			return -1, fmt.Errorf("%s: column %q has type %s, want a string (BYTE_ARRAY) column", path, name, leaf.Node.Type())
+		}
+		return leaf.ColumnIndex, nil
+	}
+	var b binding
+	var err error
+	if b.content, err = look(cols.ContentColumn(), true, true); err != nil {
+		return b, err
+	}
+	if b.url, err = look(cols.URL, cols.URLRequired, false); err != nil {
+		return b, err
+	}
+	if b.id, err = look(cols.ID, cols.IDRequired, false); err != nil {
+		return b, err
+	}
+	if b.date, err = look(cols.Date, cols.DateRequired, false); err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+func columnNames(schema *parquet.Schema) []string {
+	var names []string
+	for _, f := range schema.Fields() {
+		names = append(names, f.Name())
+	}
+	return names
+}
+
+func open(ctx context.Context, path string) (*parquet.File, io.Closer, error) {
+	r, size, err := beamfs.OpenReaderAt(ctx, path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+	}
+	return f, r, nil
+}
+
+// Splits opens one input file, checks that it has the wanted columns, and
+// returns one Split per row group.
+func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Split, error) {
+	f, c, err := open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if _, err := bind(path, f.Schema(), cols); err != nil {
+		return nil, err
+	}
+	var splits []Split
+	var first int64
+	for i, rg := range f.RowGroups() {
+		n := rg.NumRows()
+		splits = append(splits, Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n})
+		first += n
+	}
+	return splits, nil
+}
+
+// ReadSplit calls fn for every row of the split, in row order.
+func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) error {
+	f, c, err := open(ctx, sp.Path)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	b, err := bind(sp.Path, f.Schema(), cols)
+	if err != nil {
+		return err
+	}
+	groups := f.RowGroups()
+	if sp.RowGroup >= len(groups) {
+		return fmt.Errorf("%s: row group %d not found (file has %d); did the file change during the run?", sp.Path, sp.RowGroup, len(groups))
+	}
+	rows := groups[sp.RowGroup].Rows()
+	defer rows.Close()
+	buf := make([]parquet.Row, 64)
+	index := sp.FirstRow
+	for {
+		n, err := rows.ReadRows(buf)
+		for _, pr := range buf[:n] {
+			row := Row{Index: index, Null: true}
+			for _, v := range pr {
+				switch v.Column() {
+				case b.content:
+					if !v.IsNull() {
+						row.Content, row.Null = string(v.ByteArray()), false
+					}
+				case b.url:
+					row.URL = valueString(v)
+				case b.id:
+					row.ID = valueString(v)
+				case b.date:
+					row.Date = valueString(v)
+				}
+			}
+			if err := fn(row); err != nil {
+				return err
+			}
+			index++
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: row group %d, rows from %d: column data unreadable: %w", sp.Path, sp.RowGroup, index, err)
+		}
+	}
+	if got := index - sp.FirstRow; got != sp.NumRows {
+		return fmt.Errorf("%s: row group %d: read %d rows, footer says %d", sp.Path, sp.RowGroup, got, sp.NumRows)
+	}
+	return nil
+}
+
+// valueString renders an id, url or date value of any primitive type as
+// text, so integer ids and timestamp dates read as users expect.
+func valueString(v parquet.Value) string {
+	switch v.Kind() {
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return string(v.ByteArray())
+	case parquet.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case parquet.Int64:
+		return strconv.FormatInt(v.Int64(), 10)
+	case parquet.Boolean:
+		return strconv.FormatBool(v.Boolean())
+	case parquet.Float:
+		return strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
+	case parquet.Double:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
+	case parquet.Int96:
+		return v.Int96().String()
+	}
+	if v.IsNull() {
+		return ""
+	}
+	return v.String()
+}

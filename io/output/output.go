@@ -1,0 +1,188 @@
+// Package output publishes neardup's tables atomically. Shards are written
+// under OUTPUT/_temporary/RUN/ while the pipeline runs; only after it
+// succeeds are the old tables removed, the new shards moved into place, the
+// manifest written, and _SUCCESS written last. A run that dies leaves no
+// _SUCCESS (Prepare removes the old one first), and the next run into the
+// same folder cleans up after it.
+package output
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/tables"
+)
+
+// Version is neardup's version, recorded in every manifest.
+const Version = "0.1.0"
+
+// SuccessMarker is the file written last, when the output is complete.
+const SuccessMarker = "_SUCCESS"
+
+// ManifestFile is the run's manifest, next to the tables.
+const ManifestFile = "manifest.json"
+
+const tempRoot = "_temporary"
+
+// Dir is an output folder being written.
+type Dir struct {
+	Path    string
+	TempDir string // where the pipeline writes its shards
+}
+
+// Prepare readies dir for a run: it removes a previous run's _SUCCESS, so
+// nothing looks complete while this run works, and any temporary files a
+// killed run left, and picks this run's temporary folder.
+func Prepare(ctx context.Context, dir string, inputs []string) (*Dir, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("no --output folder given")
+	}
+	for _, in := range inputs {
+		if strings.HasPrefix(in, strings.TrimSuffix(dir, "/")+"/") {
+			return nil, fmt.Errorf("output folder %s holds input file %s; choose another --output", dir, in)
+		}
+	}
+	if err := beamfs.Remove(ctx, beamfs.Join(dir, SuccessMarker)); err != nil {
+		return nil, fmt.Errorf("cannot clear %s: %w", beamfs.Join(dir, SuccessMarker), err)
+	}
+	if err := beamfs.RemoveAll(ctx, beamfs.Join(dir, tempRoot)); err != nil {
+		return nil, fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
+	}
+	run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
+	return &Dir{Path: dir, TempDir: beamfs.Join(dir, tempRoot, run)}, nil
+}
+
+// Publish moves the shards of every table into place, replacing the old
+// tables, then writes the manifest and the success marker.
+func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
+	m.Tables = map[string][]string{}
+	for _, table := range tables.Tables {
+		shards, err := beamfs.List(ctx, beamfs.Join(d.TempDir, table, "*.parquet"))
+		if err != nil {
+			return err
+		}
+		if len(shards) == 0 {
+			// An empty table still gets a file, so readers that glob the
+			// folder find the schema instead of an error.
+			name := beamfs.Join(d.TempDir, table, tables.ShardName(0))
+			if err := writeEmpty(ctx, table, name); err != nil {
+				return err
+			}
+			shards = []string{name}
+		}
+		old, err := beamfs.List(ctx, beamfs.Join(d.Path, table, "*"))
+		if err != nil {
+			return err
+		}
+		for _, o := range old {
+			if err := beamfs.Remove(ctx, o); err != nil {
+				return err
+			}
+		}
+		for _, sh := range shards {
+			base := sh[strings.LastIndex(sh, "/")+1:]
+			dst := beamfs.Join(d.Path, table, base)
+			if err := beamfs.Move(ctx, sh, dst); err != nil {
+				return fmt.Errorf("publishing %s: %w", dst, err)
+			}
+			m.Tables[table] = append(m.Tables[table], table+"/"+base)
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := beamfs.WriteFile(ctx, beamfs.Join(d.Path, ManifestFile), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := beamfs.RemoveAll(ctx, beamfs.Join(d.Path, tempRoot)); err != nil {
+		return err
+	}
+	return beamfs.WriteFile(ctx, beamfs.Join(d.Path, SuccessMarker), nil)
+}
+
+func writeEmpty(ctx context.Context, table, name string) error {
+	switch table {
+	case tables.DocsTable:
+		return tables.Write[tables.Doc](ctx, name, nil)
+	case tables.ClustersTable:
+		return tables.Write[tables.Cluster](ctx, name, nil)
+	case tables.PairsTable:
+		return tables.Write[tables.Pair](ctx, name, nil)
+	}
+	return fmt.Errorf("unknown table %q", table)
+}
+
+// Input is one input file of the run.
+type Input struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Manifest records what a run did: its flags, inputs, counts per phase and
+// where the time went.
+type Manifest struct {
+	Tool        string              `json:"tool"`
+	Version     string              `json:"version"`
+	GoVersion   string              `json:"go_version"`
+	BeamVersion string              `json:"beam_version"`
+	StartedAt   string              `json:"started_at"`
+	WallSeconds float64             `json:"wall_seconds"`
+	Flags       map[string]string   `json:"flags"`
+	Inputs      []Input             `json:"inputs"`
+	InputBytes  int64               `json:"input_bytes"`
+	Partitions  int                 `json:"partitions"`
+	Counts      map[string]int64    `json:"counts"`
+	BusyMS      map[string]int64    `json:"phase_busy_ms"`
+	Tables      map[string][]string `json:"tables"`
+}
+
+// NewManifest starts the manifest of a run with the given flags.
+func NewManifest(flags map[string]string) *Manifest {
+	m := &Manifest{
+		Tool:      "neardup",
+		Version:   Version,
+		GoVersion: runtime.Version(),
+		StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Flags:     flags,
+		Counts:    map[string]int64{},
+		BusyMS:    map[string]int64{},
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path == "github.com/apache/beam/sdks/v2" {
+				m.BeamVersion = dep.Version
+			}
+		}
+	}
+	return m
+}
+
+// AddMetrics copies the pipeline's counters into the manifest. A counter
+// bumped by several transforms is summed.
+func (m *Manifest) AddMetrics(res metrics.Results) {
+	for _, c := range res.AllMetrics().Counters() {
+		if c.Namespace() != "neardup" {
+			continue
+		}
+		if phase, ok := strings.CutSuffix(c.Name(), "_busy_ms"); ok {
+			m.BusyMS[phase] += c.Result()
+			continue
+		}
+		m.Counts[c.Name()] += c.Result()
+	}
+}
+
+// Finish records the wall time since start.
+func (m *Manifest) Finish(start time.Time) {
+	m.WallSeconds = time.Since(start).Seconds()
+}

@@ -1,0 +1,127 @@
+// Package tables defines neardup's output tables as typed Parquet rows and
+// writes them over any Beam filesystem. The README documents every column;
+// keep the two in step.
+package tables
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Doc statuses.
+const (
+	StatusOK       = "ok"        // sketched and clustered
+	StatusEmpty    = "empty"     // no tokens (null, empty or only punctuation/whitespace)
+	StatusTooShort = "too_short" // fewer tokens than the shingle size: identical copies only
+	StatusRejected = "rejected"  // not processed; Reason says why
+)
+
+// Doc is one row of docs/: one per input row, always.
+type Doc struct {
+	DocID              int64   `parquet:"doc_id"`
+	ID                 *string `parquet:"id,optional"`
+	URL                *string `parquet:"url,optional"`
+	Date               *string `parquet:"date,optional"`
+	SourceFile         string  `parquet:"source_file"`
+	SourceRow          int64   `parquet:"source_row"`
+	Status             string  `parquet:"status"`
+	Reason             *string `parquet:"reason,optional"`
+	TokenCount         int64   `parquet:"token_count"`
+	ShingleCount       int64   `parquet:"shingle_count"`
+	SketchSize         int32   `parquet:"sketch_size"`
+	ContentFingerprint int64   `parquet:"content_fingerprint"`
+	LexicalFingerprint int64   `parquet:"lexical_fingerprint"`
+	ClusterID          *int64  `parquet:"cluster_id,optional"`
+	IdenticalTo        *int64  `parquet:"identical_to,optional"`
+	IsRepresentative   bool    `parquet:"is_representative"`
+}
+
+// Cluster is one row of clusters/: one per cluster of two or more documents.
+type Cluster struct {
+	ClusterID           int64    `parquet:"cluster_id"`
+	Size                int64    `parquet:"size"`
+	IdenticalCopies     int64    `parquet:"identical_copies"`
+	RepresentativeDocID int64    `parquet:"representative_doc_id"`
+	RepresentativeURL   *string  `parquet:"representative_url,optional"`
+	LinkedPairs         int64    `parquet:"linked_pairs"`
+	MinResemblance      *float64 `parquet:"min_resemblance,optional"`
+	MeanResemblance     *float64 `parquet:"mean_resemblance,optional"`
+}
+
+// Pair is one row of pairs/: a pair of representatives that reached phase 4.
+type Pair struct {
+	DocA            int64    `parquet:"doc_a"`
+	DocB            int64    `parquet:"doc_b"`
+	Shared          int32    `parquet:"shared"`
+	SketchSizeA     int32    `parquet:"sketch_size_a"`
+	SketchSizeB     int32    `parquet:"sketch_size_b"`
+	Resemblance     float64  `parquet:"resemblance"`
+	ContainmentAInB *float64 `parquet:"containment_a_in_b,optional"`
+	ContainmentBInA *float64 `parquet:"containment_b_in_a,optional"`
+	Linked          bool     `parquet:"linked"`
+}
+
+// Table names, also the output sub-folders.
+const (
+	DocsTable     = "docs"
+	ClustersTable = "clusters"
+	PairsTable    = "pairs"
+)
+
+// Tables lists every output table.
+var Tables = []string{DocsTable, ClustersTable, PairsTable}
+
+// ShardName is the file name of shard i of a table.
+func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
+
+// Write writes rows to a zstd-compressed Parquet file at name on any Beam
+// filesystem, replacing it. Rows go in chunks: parquet-go cuts a page per
+// Write call, and one row per call makes files balloon.
+func Write[T any](ctx context.Context, name string, rows []T) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	f, err := fs.OpenWrite(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	w := parquet.NewGenericWriter[T](f, parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(1<<17))
+	const chunk = 4096
+	for i := 0; i < len(rows); i += chunk {
+		if _, err := w.Write(rows[i:min(i+chunk, len(rows))]); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// Encode packs rows into bytes to carry them through a shuffle.
+func Encode[T any](rows []T) ([]byte, error) {
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(rows)
+	return b.Bytes(), err
+}
+
+// Decode unpacks rows packed by Encode and appends them to dst.
+func Decode[T any](dst []T, b []byte) ([]T, error) {
+	var rows []T
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rows); err != nil {
+		return dst, err
+	}
+	return append(dst, rows...), nil
+}

@@ -1,0 +1,238 @@
+// Package packed holds the fixed-width binary records that neardup carries
+// through Beam shuffles in batches. A shuffled element costs microseconds and
+// a kilobyte of runner memory no matter how small it is, so the pipeline
+// never shuffles one element per shingle or per pair: it packs thousands of
+// these records into one []byte keyed by a hash partition, and each
+// partition is sorted and merged in memory (Broder's divide, compute, merge).
+package packed
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+var le = binary.LittleEndian
+
+// NoDoc stands for "no document" where a doc ID is optional.
+const NoDoc = ^uint64(0)
+
+// Partition maps a 64-bit key to one of n partitions. The key is mixed first
+// so that structured keys (doc IDs are file<<40|row) spread evenly.
+func Partition(key uint64, n int) int {
+	key ^= key >> 33
+	key *= 0xff51afd7ed558ccd
+	key ^= key >> 33
+	key *= 0xc4ceb9fe1a85ec53
+	key ^= key >> 33
+	return int(key % uint64(n))
+}
+
+// Posting is one <shingle, doc> entry of phase 2. Size is the document's
+// sketch size and Rank the shingle's position in the sorted sketch; carrying
+// them here lets phase 3 estimate resemblance without a join.
+type Posting struct {
+	Shingle uint64
+	Doc     uint64
+	Size    uint32
+	Rank    uint16
+}
+
+// PostingSize is the encoded size of a Posting.
+const PostingSize = 22
+
+// Append appends the encoding of p to b.
+func (p Posting) Append(b []byte) []byte {
+	b = le.AppendUint64(b, p.Shingle)
+	b = le.AppendUint64(b, p.Doc)
+	b = le.AppendUint32(b, p.Size)
+	return le.AppendUint16(b, p.Rank)
+}
+
+// AppendPostings decodes the postings in b and appends them to dst.
+func AppendPostings(dst []Posting, b []byte) ([]Posting, error) {
+	if len(b)%PostingSize != 0 {
+		return dst, fmt.Errorf("packed: postings batch of %d bytes is not a multiple of %d", len(b), PostingSize)
+	}
+	for ; len(b) > 0; b = b[PostingSize:] {
+		dst = append(dst, Posting{le.Uint64(b), le.Uint64(b[8:]), le.Uint32(b[16:]), le.Uint16(b[20:])})
+	}
+	return dst, nil
+}
+
+// Pair is one <docA, docB, count> triplet of phase 3, with A < B. Before the
+// merge, Count is the number of shared shingles seen so far and RankA, RankB
+// the ranks of one shared shingle (MIN_s needs them); after it, Count is the
+// total and MinShared Broder's MIN_s numerator.
+type Pair struct {
+	A, B         uint64
+	Count        uint32
+	SizeA, SizeB uint32
+	RankA, RankB uint16
+	MinShared    uint32
+}
+
+// PairSize is the encoded size of a Pair.
+const PairSize = 36
+
+// Append appends the encoding of p to b.
+func (p Pair) Append(b []byte) []byte {
+	b = le.AppendUint64(b, p.A)
+	b = le.AppendUint64(b, p.B)
+	b = le.AppendUint32(b, p.Count)
+	b = le.AppendUint32(b, p.SizeA)
+	b = le.AppendUint32(b, p.SizeB)
+	b = le.AppendUint16(b, p.RankA)
+	b = le.AppendUint16(b, p.RankB)
+	return le.AppendUint32(b, p.MinShared)
+}
+
+// AppendPairs decodes the pairs in b and appends them to dst.
+func AppendPairs(dst []Pair, b []byte) ([]Pair, error) {
+	if len(b)%PairSize != 0 {
+		return dst, fmt.Errorf("packed: pairs batch of %d bytes is not a multiple of %d", len(b), PairSize)
+	}
+	for ; len(b) > 0; b = b[PairSize:] {
+		dst = append(dst, Pair{le.Uint64(b), le.Uint64(b[8:]), le.Uint32(b[16:]), le.Uint32(b[20:]), le.Uint32(b[24:]), le.Uint16(b[28:]), le.Uint16(b[30:]), le.Uint32(b[32:])})
+	}
+	return dst, nil
+}
+
+// Sketch is one document's entry to the identical-document shortcut: the
+// fingerprint that decides identity, the doc, and its sketch. Docs with no
+// shingles still take part (identical short pages are still copies).
+type Sketch struct {
+	Key    uint64
+	Doc    uint64
+	Values []uint64
+}
+
+// Append appends the encoding of s to b.
+func (s Sketch) Append(b []byte) []byte {
+	b = le.AppendUint64(b, s.Key)
+	b = le.AppendUint64(b, s.Doc)
+	b = le.AppendUint32(b, uint32(len(s.Values)))
+	for _, v := range s.Values {
+		b = le.AppendUint64(b, v)
+	}
+	return b
+}
+
+// AppendSketches decodes the sketches in b and appends them to dst. The
+// Values slices share one backing array per call.
+func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
+	for len(b) > 0 {
+		if len(b) < 20 {
+			return dst, fmt.Errorf("packed: truncated sketch record (%d bytes left)", len(b))
+		}
+		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:])}
+		n := int(le.Uint32(b[16:]))
+		b = b[20:]
+		if len(b) < 8*n {
+			return dst, fmt.Errorf("packed: truncated sketch record: %d values, %d bytes left", n, len(b))
+		}
+		s.Values = make([]uint64, n)
+		for i := range s.Values {
+			s.Values[i] = le.Uint64(b[8*i:])
+		}
+		b = b[8*n:]
+		dst = append(dst, s)
+	}
+	return dst, nil
+}
+
+// Edge is a union-find input: a link of phase 4 (Resemblance set, Copy
+// false) or an identical copy joined to its representative (A the
+// representative, B the copy, Copy true).
+type Edge struct {
+	A, B        uint64
+	Resemblance float64
+	Copy        bool
+}
+
+// EdgeSize is the encoded size of an Edge.
+const EdgeSize = 25
+
+// Append appends the encoding of e to b.
+func (e Edge) Append(b []byte) []byte {
+	b = le.AppendUint64(b, e.A)
+	b = le.AppendUint64(b, e.B)
+	b = le.AppendUint64(b, math.Float64bits(e.Resemblance))
+	if e.Copy {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// AppendEdges decodes the edges in b and appends them to dst.
+func AppendEdges(dst []Edge, b []byte) ([]Edge, error) {
+	if len(b)%EdgeSize != 0 {
+		return dst, fmt.Errorf("packed: edges batch of %d bytes is not a multiple of %d", len(b), EdgeSize)
+	}
+	for ; len(b) > 0; b = b[EdgeSize:] {
+		dst = append(dst, Edge{le.Uint64(b), le.Uint64(b[8:]), math.Float64frombits(le.Uint64(b[16:])), b[24] == 1})
+	}
+	return dst, nil
+}
+
+// Assignment places one document in a cluster. IdenticalTo is NoDoc unless
+// the document is an identical copy skipped by the shortcut.
+type Assignment struct {
+	Doc, Cluster, IdenticalTo uint64
+}
+
+// AssignmentSize is the encoded size of an Assignment.
+const AssignmentSize = 24
+
+// Append appends the encoding of a to b.
+func (a Assignment) Append(b []byte) []byte {
+	b = le.AppendUint64(b, a.Doc)
+	b = le.AppendUint64(b, a.Cluster)
+	return le.AppendUint64(b, a.IdenticalTo)
+}
+
+// AppendAssignments decodes the assignments in b and appends them to dst.
+func AppendAssignments(dst []Assignment, b []byte) ([]Assignment, error) {
+	if len(b)%AssignmentSize != 0 {
+		return dst, fmt.Errorf("packed: assignments batch of %d bytes is not a multiple of %d", len(b), AssignmentSize)
+	}
+	for ; len(b) > 0; b = b[AssignmentSize:] {
+		dst = append(dst, Assignment{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:])})
+	}
+	return dst, nil
+}
+
+// ClusterStat summarizes one cluster for the clusters table.
+type ClusterStat struct {
+	Cluster        uint64
+	Size           uint32
+	Copies         uint32
+	Links          uint32
+	MinResemblance float64
+	SumResemblance float64
+}
+
+// ClusterStatSize is the encoded size of a ClusterStat.
+const ClusterStatSize = 36
+
+// Append appends the encoding of c to b.
+func (c ClusterStat) Append(b []byte) []byte {
+	b = le.AppendUint64(b, c.Cluster)
+	b = le.AppendUint32(b, c.Size)
+	b = le.AppendUint32(b, c.Copies)
+	b = le.AppendUint32(b, c.Links)
+	b = le.AppendUint64(b, math.Float64bits(c.MinResemblance))
+	return le.AppendUint64(b, math.Float64bits(c.SumResemblance))
+}
+
+// AppendClusterStats decodes the stats in b and appends them to dst.
+func AppendClusterStats(dst []ClusterStat, b []byte) ([]ClusterStat, error) {
+	if len(b)%ClusterStatSize != 0 {
+		return dst, fmt.Errorf("packed: cluster stats batch of %d bytes is not a multiple of %d", len(b), ClusterStatSize)
+	}
+	for ; len(b) > 0; b = b[ClusterStatSize:] {
+		dst = append(dst, ClusterStat{le.Uint64(b), le.Uint32(b[8:]), le.Uint32(b[12:]), le.Uint32(b[16:]),
+			math.Float64frombits(le.Uint64(b[20:])), math.Float64frombits(le.Uint64(b[28:]))})
+	}
+	return dst, nil
+}

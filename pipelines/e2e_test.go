@@ -1,0 +1,243 @@
+package pipelines
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup/canon"
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/internal/beamtest"
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/transforms"
+)
+
+func TestMain(m *testing.M) { beamtest.Main(m) }
+
+// defaultConfig is the command's defaults.
+func defaultConfig() transforms.Config {
+	return transforms.Config{
+		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
+		ShingleWords:   10,
+		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
+		MaxShingleDocs: 1000,
+		Threshold:      0.5,
+		Seed:           fingerprint.DefaultSeed,
+	}
+}
+
+// result is an output folder read back.
+type result struct {
+	dir      string
+	manifest *output.Manifest
+	docs     []tables.Doc
+	clusters []tables.Cluster
+	pairs    []tables.Pair
+	byID     map[string]*tables.Doc // by the input's id column
+	byDocID  map[int64]*tables.Doc
+}
+
+func run(t *testing.T, input string, cfg transforms.Config) *result {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := Run(ctx, Options{Input: input, Output: dir, Config: cfg})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, output.SuccessMarker)); err != nil {
+		t.Fatalf("no success marker: %v", err)
+	}
+	r := &result{dir: dir, manifest: m, byID: map[string]*tables.Doc{}, byDocID: map[int64]*tables.Doc{}}
+	if r.docs, err = tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable); err != nil {
+		t.Fatal(err)
+	}
+	if r.clusters, err = tables.ReadTable[tables.Cluster](ctx, dir, tables.ClustersTable); err != nil {
+		t.Fatal(err)
+	}
+	if r.pairs, err = tables.ReadTable[tables.Pair](ctx, dir, tables.PairsTable); err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.docs {
+		d := &r.docs[i]
+		if d.ID != nil {
+			r.byID[*d.ID] = d
+		}
+		if r.byDocID[d.DocID] != nil {
+			t.Fatalf("doc_id %d appears twice in docs", d.DocID)
+		}
+		r.byDocID[d.DocID] = d
+	}
+	return r
+}
+
+// inputRows reads the text of every row of the input files, keyed by doc ID.
+func inputRows(t *testing.T, glob string, cols crawl.Columns) map[int64]string {
+	t.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob %s: %v", glob, err)
+	}
+	slices.Sort(files)
+	texts := map[int64]string{}
+	for i, f := range files {
+		splits, err := crawl.Splits(context.Background(), i, f, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range splits {
+			err := crawl.ReadSplit(context.Background(), sp, cols, func(r crawl.Row) error {
+				texts[int64(transforms.DocID(i, r.Index))] = r.Content
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return texts
+}
+
+// checkInvariants checks what must hold of any output.
+func checkInvariants(t *testing.T, r *result, inputRows int) {
+	t.Helper()
+	if len(r.docs) != inputRows {
+		t.Errorf("docs has %d rows, input has %d", len(r.docs), inputRows)
+	}
+	if got := r.manifest.Counts["docs"]; got != int64(inputRows) {
+		t.Errorf("manifest counts %d docs, input has %d", got, inputRows)
+	}
+	members := map[int64]int64{}
+	copies := map[int64]int64{}
+	for _, d := range r.docs {
+		if d.ClusterID != nil {
+			members[*d.ClusterID]++
+			if d.IsRepresentative != (*d.ClusterID == d.DocID) {
+				t.Errorf("doc %d: is_representative %v in cluster %d", d.DocID, d.IsRepresentative, *d.ClusterID)
+			}
+			if *d.ClusterID > d.DocID {
+				t.Errorf("doc %d in cluster %d: a cluster is named by its smallest doc ID", d.DocID, *d.ClusterID)
+			}
+		}
+		if d.IdenticalTo != nil {
+			rep := r.byDocID[*d.IdenticalTo]
+			if rep == nil || d.ClusterID == nil || rep.ClusterID == nil || *rep.ClusterID != *d.ClusterID {
+				t.Errorf("doc %d identical to %d but not in its cluster", d.DocID, *d.IdenticalTo)
+			} else if rep.ContentFingerprint != d.ContentFingerprint && rep.LexicalFingerprint != d.LexicalFingerprint {
+				t.Errorf("doc %d identical to %d with different fingerprints", d.DocID, *d.IdenticalTo)
+			}
+			copies[*d.ClusterID]++
+		}
+	}
+	if len(r.clusters) != len(members) {
+		t.Errorf("clusters has %d rows, docs name %d clusters", len(r.clusters), len(members))
+	}
+	for _, c := range r.clusters {
+		if c.Size < 2 || c.Size != members[c.ClusterID] {
+			t.Errorf("cluster %d: size %d, docs table has %d members", c.ClusterID, c.Size, members[c.ClusterID])
+		}
+		if c.IdenticalCopies != copies[c.ClusterID] {
+			t.Errorf("cluster %d: %d identical copies, docs table has %d", c.ClusterID, c.IdenticalCopies, copies[c.ClusterID])
+		}
+	}
+	for _, p := range r.pairs {
+		if p.DocA >= p.DocB {
+			t.Errorf("pair %d-%d not ordered", p.DocA, p.DocB)
+		}
+		a, b := r.byDocID[p.DocA], r.byDocID[p.DocB]
+		if a == nil || b == nil {
+			t.Errorf("pair %d-%d names unknown docs", p.DocA, p.DocB)
+			continue
+		}
+		if p.Linked && (a.ClusterID == nil || b.ClusterID == nil || *a.ClusterID != *b.ClusterID) {
+			t.Errorf("linked pair %d-%d not in one cluster", p.DocA, p.DocB)
+		}
+		if p.Linked != (p.Resemblance >= 0.5) {
+			t.Errorf("pair %d-%d: linked %v at resemblance %.3f", p.DocA, p.DocB, p.Linked, p.Resemblance)
+		}
+	}
+}
+
+// exactJaccard is the resemblance of two texts' w-shingle sets.
+func exactJaccard(h fingerprint.Hasher, a, b string, w int) float64 {
+	sa := shingle.Fingerprints(nil, h, canon.Tokens(a), w)
+	sb := shingle.Fingerprints(nil, h, canon.Tokens(b), w)
+	return sketch.Jaccard(sa, sb)
+}
+
+func TestDebianCopyright(t *testing.T) {
+	const path = "../../shared/data/deb-copyright.parquet"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("skipping: %s not present (the shared corpora live beside the repository): %v", path, err)
+	}
+	cfg := defaultConfig()
+	r := run(t, path, cfg)
+	texts := inputRows(t, path, cfg.Columns)
+	checkInvariants(t, r, len(texts))
+
+	// Exact duplicate groups, computed here from the raw text.
+	groups := map[string][]int64{}
+	for id, text := range texts {
+		if len(canon.Tokens(text)) > 0 {
+			groups[text] = append(groups[text], id)
+		}
+	}
+	var copiesWant int
+	for _, ids := range groups {
+		if len(ids) < 2 {
+			continue
+		}
+		slices.Sort(ids)
+		rep := r.byDocID[ids[0]]
+		if rep.ClusterID == nil || rep.IdenticalTo != nil {
+			t.Errorf("doc %d represents %d identical docs but has cluster %v, identical_to %v", ids[0], len(ids), rep.ClusterID, rep.IdenticalTo)
+			continue
+		}
+		for _, id := range ids[1:] {
+			copiesWant++
+			d := r.byDocID[id]
+			if d.IdenticalTo == nil || *d.IdenticalTo != ids[0] {
+				t.Errorf("doc %d should be identical to %d, got %v", id, ids[0], d.IdenticalTo)
+			}
+		}
+	}
+	if got := r.manifest.Counts["identical_skipped"]; got != int64(copiesWant) {
+		t.Errorf("manifest: %d identical copies skipped, want %d", got, copiesWant)
+	}
+	if copiesWant < 300 {
+		t.Errorf("only %d exact copies in deb-copyright; the corpus has about 335", copiesWant)
+	}
+
+	// Estimated resemblance against exact Jaccard of the full shingle sets.
+	h := fingerprint.New(cfg.Seed)
+	var sumErr float64
+	var bad int
+	for _, p := range r.pairs {
+		exact := exactJaccard(h, texts[p.DocA], texts[p.DocB], cfg.ShingleWords)
+		e := p.Resemblance - exact
+		if e < 0 {
+			e = -e
+		}
+		sumErr += e
+		if e > 0.25 {
+			bad++
+		}
+	}
+	if len(r.pairs) == 0 {
+		t.Fatal("no pairs reached phase 4")
+	}
+	mean := sumErr / float64(len(r.pairs))
+	t.Logf("%d pairs, %d linked clusters; mean |estimate - exact| = %.3f, %d off by > 0.25", len(r.pairs), len(r.clusters), mean, bad)
+	if mean > 0.08 {
+		t.Errorf("mean |estimated - exact resemblance| = %.3f over %d pairs, want <= 0.08", mean, len(r.pairs))
+	}
+	if float64(bad) > 0.05*float64(len(r.pairs)) {
+		t.Errorf("%d of %d pairs are off by more than 0.25", bad, len(r.pairs))
+	}
+}

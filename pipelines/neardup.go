@@ -1,0 +1,96 @@
+// Package pipelines composes neardup's transforms into the whole job and
+// runs it: input matching, the Beam pipeline (Broder's four phases with the
+// identical-document shortcut), and the atomic publication of the output
+// tables with their manifest.
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/transforms"
+)
+
+// Build adds the neardup pipeline over files (sorted; their positions are
+// part of the doc IDs) to scope s. Every table shard lands under
+// cfg.TempDir; Run publishes them.
+func Build(s beam.Scope, files []string, cfg transforms.Config) {
+	splits := transforms.ReadSplits(s, files, cfg)
+	meta, sketches := transforms.Sketch(s, splits, cfg)                       // phase 1
+	postings, copies := transforms.Identical(s, sketches, cfg)                // identical shortcut
+	lists := transforms.ShingleMerge(s, postings, cfg)                        // phase 2
+	pairs := transforms.PairCount(s, lists, cfg)                              // phase 3
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, cfg) // phase 4
+	transforms.WritePairs(s, pairRows, cfg)
+	transforms.Assemble(s, meta, assignments, stats, cfg)
+}
+
+// Options is one run of neardup.
+type Options struct {
+	Input  string // comma-separated globs
+	Output string // the output folder, any Beam filesystem
+	Config transforms.Config
+	Flags  map[string]string // as given, for the manifest
+}
+
+// Run matches the input, runs the pipeline on the runner chosen by Beam's
+// flags (the embedded Prism runner by default) and publishes the output
+// atomically. It returns the manifest it wrote.
+func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
+	start := time.Now()
+	files, err := beamfs.Match(ctx, opt.Input)
+	if err != nil {
+		return nil, err
+	}
+	m := output.NewManifest(opt.Flags)
+	var total int64
+	for _, f := range files {
+		size, err := beamfs.Size(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		total += size
+		m.Inputs = append(m.Inputs, output.Input{Path: f, Bytes: size})
+	}
+	m.InputBytes = total
+	cfg := opt.Config
+	if cfg.Partitions <= 0 {
+		cfg.Partitions = AutoPartitions(total)
+	}
+	m.Partitions = cfg.Partitions
+
+	out, err := output.Prepare(ctx, opt.Output, files)
+	if err != nil {
+		return nil, err
+	}
+	cfg.TempDir = out.TempDir
+
+	p, s := beam.NewPipelineWithRoot()
+	Build(s, files, cfg)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline failed: %w", err)
+	}
+	if res != nil {
+		m.AddMetrics(res.Metrics())
+	}
+	m.Finish(start)
+	if err := out.Publish(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// AutoPartitions sizes the hash partitions of every shuffle from the input
+// size: one partition per 8 MiB of input keeps each partition's sorted
+// batch a few MB at the default MOD_25 sketch, whatever the input size.
+func AutoPartitions(inputBytes int64) int {
+	const perPartition = 8 << 20
+	return int(min(max((inputBytes+perPartition-1)/perPartition, 4), 1<<16))
+}

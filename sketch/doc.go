@@ -1,0 +1,39 @@
+// Package sketch implements Broder's two document sketches and the
+// estimators of resemblance and containment computed from them.
+//
+// Fix a shingle size w, let S(D) be the set of shingle fingerprints of
+// document D (package shingle), and treat the fingerprints as the values
+// of a random permutation of the shingles (package fingerprint explains
+// why a good 64-bit hash is as good as one). Broder et al. define
+//
+//	MIN_s(W) = the s smallest elements of W (all of W if |W| <= s)
+//	MOD_m(W) = the elements of W that are 0 mod m
+//
+// and prove that, with F(D) = MIN_s(S(D)) and V(D) = MOD_m(S(D)),
+//
+//	|MIN_s(F(A) ∪ F(B)) ∩ F(A) ∩ F(B)| / |MIN_s(F(A) ∪ F(B))|
+//	|V(A) ∩ V(B)| / |V(A) ∪ V(B)|
+//
+// are unbiased estimates of the resemblance r(A,B) = |S(A)∩S(B)| /
+// |S(A)∪S(B)|, and |V(A) ∩ V(B)| / |V(A)| one of the containment
+// c(A,B) = |S(A)∩S(B)| / |S(A)| of A in B. The paper's system used
+// MOD_25 with w = 10.
+//
+// A Spec names one of the two policies ("mod:25", "min:100") and Select
+// applies it. MIN_s sketches have a fixed size, which bounds the work per
+// document, but only estimate resemblance; MOD_m sketches grow with the
+// document (about |S(D)|/m elements) and also estimate containment, but
+// give short documents few samples or none (a document with fewer than
+// about m shingles often has an empty MOD_m sketch and then resembles
+// nothing).
+//
+// The estimator functions work from counts or ranks as well as from
+// sketches, because at web scale the sketches of a pair of documents are
+// never in one place: the pipeline inverts sketches into (shingle,
+// document) pairs, and each pair of documents sees only the shingles they
+// share, with the sketch sizes (and for MIN_s, ranks) carried along.
+// ModResemblance and Containment take those counts; MinSharedInUnion and
+// MinResemblanceFromRanks compute the MIN_s estimate from the ranks of the
+// shared elements alone. MinResemblance, Jaccard and IntersectCount work
+// on whole sorted sets, for tests and quality tools.
+package sketch

@@ -1,0 +1,157 @@
+package transforms
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/packed"
+)
+
+var (
+	docsWritten     = beam.NewCounter(Namespace, "docs_written")
+	docsClustered   = beam.NewCounter(Namespace, "docs_in_clusters")
+	docsAlone       = beam.NewCounter(Namespace, "docs_alone")
+	docsNotSketched = beam.NewCounter(Namespace, "docs_not_clustered")
+	clustersWritten = beam.NewCounter(Namespace, "clusters_written")
+	pairsWritten    = beam.NewCounter(Namespace, "pairs_written")
+	outputBusy      = busy("output")
+)
+
+func init() {
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(string), error](&assembleFn{})
+	register.DoFn4x1[context.Context, int, []byte, func(string), error](&writePairsFn{})
+	register.Emitter1[string]()
+}
+
+// Assemble takes the docs-table rows of Sketch and the assignments and
+// cluster stats of Cluster, all keyed by doc partition, joins them and
+// writes one docs shard and one clusters shard per partition under
+// Config.TempDir. It returns PCollection<string> of the shard files written.
+func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("Assemble")
+	joined := beam.CoGroupByKey(s, meta, assignments, stats)
+	return beam.ParDo(s, &assembleFn{Cfg: cfg}, joined)
+}
+
+type assembleFn struct{ Cfg Config }
+
+func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
+	defer since(ctx, outputBusy, time.Now())
+	var docs []tables.Doc
+	var asg []packed.Assignment
+	var sts []packed.ClusterStat
+	var b []byte
+	var err error
+	for metas(&b) {
+		if docs, err = tables.Decode(docs, b); err != nil {
+			return err
+		}
+	}
+	for assigns(&b) {
+		if asg, err = packed.AppendAssignments(asg, b); err != nil {
+			return err
+		}
+	}
+	for statsIt(&b) {
+		if sts, err = packed.AppendClusterStats(sts, b); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmpU64(uint64(x.DocID), uint64(y.DocID)) })
+	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmpU64(x.Doc, y.Doc) })
+	slices.SortFunc(sts, func(x, y packed.ClusterStat) int { return cmpU64(x.Cluster, y.Cluster) })
+
+	var clustered, alone, notSketched int64
+	urls := map[uint64]*string{}
+	ai := 0
+	for i := range docs {
+		d := &docs[i]
+		id := uint64(d.DocID)
+		for ai < len(asg) && asg[ai].Doc < id {
+			ai++ // an assignment for a doc we do not have cannot happen; skip defensively
+		}
+		if ai < len(asg) && asg[ai].Doc == id {
+			c := int64(asg[ai].Cluster)
+			d.ClusterID = &c
+			if asg[ai].IdenticalTo != packed.NoDoc {
+				r := int64(asg[ai].IdenticalTo)
+				d.IdenticalTo = &r
+			}
+			d.IsRepresentative = c == d.DocID
+			clustered++
+		} else if d.Status == tables.StatusOK || d.Status == tables.StatusTooShort {
+			d.IsRepresentative = true
+			alone++
+		} else {
+			notSketched++
+		}
+		urls[id] = d.URL
+	}
+	var clusters []tables.Cluster
+	for _, st := range sts {
+		c := tables.Cluster{
+			ClusterID:           int64(st.Cluster),
+			Size:                int64(st.Size),
+			IdenticalCopies:     int64(st.Copies),
+			RepresentativeDocID: int64(st.Cluster),
+			RepresentativeURL:   urls[st.Cluster],
+			LinkedPairs:         int64(st.Links),
+		}
+		if st.Links > 0 {
+			mn, mean := st.MinResemblance, st.SumResemblance/float64(st.Links)
+			c.MinResemblance, c.MeanResemblance = &mn, &mean
+		}
+		clusters = append(clusters, c)
+	}
+	if len(docs) > 0 {
+		name := beamfs.Join(f.Cfg.TempDir, tables.DocsTable, tables.ShardName(part))
+		if err := tables.Write(ctx, name, docs); err != nil {
+			return err
+		}
+		emit(name)
+	}
+	if len(clusters) > 0 {
+		name := beamfs.Join(f.Cfg.TempDir, tables.ClustersTable, tables.ShardName(part))
+		if err := tables.Write(ctx, name, clusters); err != nil {
+			return err
+		}
+		emit(name)
+	}
+	docsWritten.Inc(ctx, int64(len(docs)))
+	docsClustered.Inc(ctx, clustered)
+	docsAlone.Inc(ctx, alone)
+	docsNotSketched.Inc(ctx, notSketched)
+	clustersWritten.Inc(ctx, int64(len(clusters)))
+	return nil
+}
+
+// WritePairs takes the pairs-table rows of Cluster and writes one pairs shard
+// per pair partition under Config.TempDir. It returns PCollection<string> of
+// the shard files written.
+func WritePairs(s beam.Scope, rows beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("WritePairs")
+	return beam.ParDo(s, &writePairsFn{Cfg: cfg}, rows)
+}
+
+type writePairsFn struct{ Cfg Config }
+
+func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, emit func(string)) error {
+	defer since(ctx, outputBusy, time.Now())
+	rows, err := tables.Decode[tables.Pair](nil, b)
+	if err != nil {
+		return err
+	}
+	name := beamfs.Join(f.Cfg.TempDir, tables.PairsTable, tables.ShardName(part))
+	if err := tables.Write(ctx, name, rows); err != nil {
+		return err
+	}
+	pairsWritten.Inc(ctx, int64(len(rows)))
+	emit(name)
+	return nil
+}

@@ -1,0 +1,174 @@
+package transforms
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/unionfind"
+)
+
+var (
+	pairsLinked   = beam.NewCounter(Namespace, "links")
+	pairsReported = beam.NewCounter(Namespace, "pairs_reported")
+	clustersFound = beam.NewCounter(Namespace, "clusters")
+	clusteredDocs = beam.NewCounter(Namespace, "clustered_docs")
+	largest       = beam.NewCounter(Namespace, "largest_cluster")
+	phase4Busy    = busy("phase4_cluster")
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&estimateFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&unionFindFn{})
+}
+
+// Estimate computes Broder's estimates for one counted pair: the resemblance
+// (MOD_m: shared/(|V(A)|+|V(B)|-shared); MIN_s: the share of the s smallest
+// of F(A)∪F(B) found in both) and, for MOD_m only, the containments of A in
+// B and of B in A. MIN_s sketches cannot estimate containment: nil then.
+func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64) {
+	if spec.Kind == sketch.Min {
+		union := min(spec.N, int(p.SizeA)+int(p.SizeB)-int(p.Count))
+		if union > 0 {
+			res = float64(p.MinShared) / float64(union)
+		}
+		return res, nil, nil
+	}
+	res = sketch.ModResemblance(int(p.Count), int(p.SizeA), int(p.SizeB))
+	a := sketch.Containment(int(p.Count), int(p.SizeA))
+	b := sketch.Containment(int(p.Count), int(p.SizeB))
+	return res, &a, &b
+}
+
+// Cluster is phase 4. It takes the counted pairs of PairCount and the
+// identical copies of Identical. Each pair is estimated; pairs at or above
+// Config.Threshold link their documents, and a union-find over the links and
+// the copies gives the connected components, the clusters, each named by its
+// smallest doc ID. It returns pairRows, PCollection<KV<int, []byte>> of
+// pairs-table rows per pair partition (every linked pair and every other
+// pair sharing at least 2 shingles); assignments, PCollection<KV<int,
+// []byte>> of packed.Assignment batches keyed by doc partition; and stats,
+// PCollection<KV<int, []byte>> of packed.ClusterStat batches keyed by the
+// doc partition of the cluster's ID.
+func Cluster(s beam.Scope, pairs, copies beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
+	s = s.Scope("Cluster")
+	pairRows, links := beam.ParDo2(s, &estimateFn{Cfg: cfg}, pairs)
+	edges := beam.GroupByKey(s, beam.Flatten(s, links, copies))
+	assignments, stats = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, edges)
+	return pairRows, assignments, stats
+}
+
+type estimateFn struct{ Cfg Config }
+
+func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte, emitRows, emitLinks func(int, []byte)) error {
+	defer since(ctx, phase4Busy, time.Now())
+	pairs, err := packed.AppendPairs(nil, batch)
+	if err != nil {
+		return err
+	}
+	links := newBatcher(1, emitLinks)
+	var rows []tables.Pair
+	var nLinks int64
+	for _, p := range pairs {
+		res, aInB, bInA := Estimate(p, f.Cfg.Sketch)
+		linked := res >= f.Cfg.Threshold
+		if linked {
+			links.add(0, packed.Edge{A: p.A, B: p.B, Resemblance: res})
+			nLinks++
+		}
+		if linked || p.Count >= 2 {
+			rows = append(rows, tables.Pair{
+				DocA: int64(p.A), DocB: int64(p.B), Shared: int32(p.Count),
+				SketchSizeA: int32(p.SizeA), SketchSizeB: int32(p.SizeB),
+				Resemblance: res, ContainmentAInB: aInB, ContainmentBInA: bInA, Linked: linked,
+			})
+		}
+	}
+	links.flush()
+	pairsLinked.Inc(ctx, nLinks)
+	pairsReported.Inc(ctx, int64(len(rows)))
+	if len(rows) > 0 {
+		b, err := tables.Encode(rows)
+		if err != nil {
+			return err
+		}
+		emitRows(part, b)
+	}
+	return nil
+}
+
+type unionFindFn struct{ Cfg Config }
+
+func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitAssign, emitStats func(int, []byte)) error {
+	defer since(ctx, phase4Busy, time.Now())
+	var edges []packed.Edge
+	var b []byte
+	var err error
+	for batches(&b) {
+		if edges, err = packed.AppendEdges(edges, b); err != nil {
+			return err
+		}
+	}
+	uf := unionfind.New(2 * len(edges))
+	copyOf := make(map[uint64]uint64)
+	for _, e := range edges {
+		uf.Union(e.A, e.B)
+		if e.Copy {
+			copyOf[e.B] = e.A
+		}
+	}
+	stats := map[uint64]*packed.ClusterStat{}
+	stat := func(root uint64) *packed.ClusterStat {
+		st := stats[root]
+		if st == nil {
+			st = &packed.ClusterStat{Cluster: root, MinResemblance: math.Inf(1)}
+			stats[root] = st
+		}
+		return st
+	}
+	for _, e := range edges {
+		st := stat(uf.Find(e.A))
+		if e.Copy {
+			st.Copies++
+			continue
+		}
+		st.Links++
+		st.MinResemblance = min(st.MinResemblance, e.Resemblance)
+		st.SumResemblance += e.Resemblance
+	}
+	parts := f.Cfg.Partitions
+	assign := newBatcher(parts, emitAssign)
+	uf.Each(func(id, root uint64) {
+		stat(root).Size++
+		a := packed.Assignment{Doc: id, Cluster: root, IdenticalTo: packed.NoDoc}
+		if rep, ok := copyOf[id]; ok {
+			a.IdenticalTo = rep
+		}
+		assign.add(packed.Partition(id, parts), a)
+	})
+	assign.flush()
+	roots := make([]uint64, 0, len(stats))
+	for r := range stats {
+		roots = append(roots, r)
+	}
+	slices.Sort(roots)
+	out := newBatcher(parts, emitStats)
+	var big int64
+	for _, r := range roots {
+		st := stats[r]
+		big = max(big, int64(st.Size))
+		out.add(packed.Partition(r, parts), *st)
+	}
+	out.flush()
+	clustersFound.Inc(ctx, int64(len(stats)))
+	clusteredDocs.Inc(ctx, int64(uf.Len()))
+	largest.Inc(ctx, big)
+	return nil
+}

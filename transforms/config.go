@@ -1,0 +1,80 @@
+// Package transforms holds neardup's Beam composite transforms, one per
+// phase of Broder et al.'s clustering: Sketch (phase 1), Identical (the
+// identical-document shortcut), ShingleMerge (phase 2), PairCount (phase 3)
+// and Cluster (phase 4), plus ReadSplits before them and Assemble after.
+// The algorithms live in plain Go packages (canon, shingle, sketch,
+// unionfind); these transforms only move their inputs and outputs.
+//
+// Every shuffle carries packed batches keyed by a hash partition, never one
+// element per shingle or per pair: see package packed.
+package transforms
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/sketch"
+)
+
+// Config is what every phase needs to know. It travels inside the DoFns, so
+// all its fields are exported and plain.
+type Config struct {
+	Columns        crawl.Columns
+	ShingleWords   int         // w, words per shingle
+	Sketch         sketch.Spec // MOD_m or MIN_s
+	Lexical        bool        // the identical shortcut keys on the canonical token stream
+	MaxShingleDocs int         // shingles in more documents than this are dropped
+	Threshold      float64     // resemblance at or above this links two documents
+	Partitions     int         // hash partitions of every shuffle
+	Seed           uint64      // fingerprint seed
+	TempDir        string      // where table shards are written before the launcher publishes them
+}
+
+// Namespace is the metrics namespace of every neardup counter.
+const Namespace = "neardup"
+
+// busy accumulates the time a phase's DoFns spend working, so the manifest
+// can say where the time went even though fused stages overlap in wall time.
+func busy(phase string) beam.Counter { return beam.NewCounter(Namespace, phase+"_busy_ms") }
+
+func since(ctx context.Context, c beam.Counter, start time.Time) {
+	c.Inc(ctx, time.Since(start).Milliseconds())
+}
+
+// maxBatchBytes bounds one shuffled batch: large enough that per-element
+// costs vanish, well under the 4 MB gRPC message limit runners impose.
+const maxBatchBytes = 1 << 20
+
+// batcher packs records into per-partition batches and emits each batch when
+// it fills and at the end.
+type batcher struct {
+	bufs [][]byte
+	emit func(int, []byte)
+}
+
+func newBatcher(partitions int, emit func(int, []byte)) *batcher {
+	return &batcher{bufs: make([][]byte, partitions), emit: emit}
+}
+
+// add appends a record to partition p, emitting the batch first if the
+// record would overflow it.
+func (b *batcher) add(p int, rec interface{ Append([]byte) []byte }) {
+	before := len(b.bufs[p])
+	b.bufs[p] = rec.Append(b.bufs[p])
+	if len(b.bufs[p]) > maxBatchBytes && before > 0 {
+		b.emit(p, b.bufs[p][:before])
+		b.bufs[p] = append([]byte(nil), b.bufs[p][before:]...)
+	}
+}
+
+func (b *batcher) flush() {
+	for p, buf := range b.bufs {
+		if len(buf) > 0 {
+			b.emit(p, buf)
+			b.bufs[p] = nil
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package transforms
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/sketch"
+)
+
+var (
+	pairTriplets = beam.NewCounter(Namespace, "pair_triplets")
+	pairsCounted = beam.NewCounter(Namespace, "pairs")
+	phase3Busy   = busy("phase3_pair_count")
+)
+
+func init() {
+	register.DoFn3x1[context.Context, []byte, func(int, []byte), error](&expandPairsFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&mergePairsFn{})
+}
+
+// PairCount is phase 3: <docA, docB, count of shared shingles>. It takes
+// the shingle lists of ShingleMerge and expands each list into one triplet
+// per pair of its documents (A < B), then sorts and merges the triplets by
+// pair partition, summing the counts. It returns PCollection<KV<int,
+// []byte>>: per pair partition, the merged packed.Pair records sorted by
+// (A, B), with Count the number of shared sketch shingles and, for MIN_s
+// sketches, MinShared the numerator of Broder's estimate.
+func PairCount(s beam.Scope, lists beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("PairCount")
+	triplets := beam.ParDo(s, &expandPairsFn{Cfg: cfg}, lists)
+	grouped := beam.GroupByKey(s, triplets)
+	return beam.ParDo(s, &mergePairsFn{Cfg: cfg}, grouped)
+}
+
+type expandPairsFn struct{ Cfg Config }
+
+func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
+	defer since(ctx, phase3Busy, time.Now())
+	lists, err := packed.AppendPostings(nil, batch)
+	if err != nil {
+		return err
+	}
+	parts := f.Cfg.Partitions
+	byPart := make([][]packed.Pair, parts)
+	var n int64
+	for i := 0; i < len(lists); {
+		j := i + 1
+		for j < len(lists) && lists[j].Shingle == lists[i].Shingle {
+			j++
+		}
+		docs := lists[i:j] // sorted by doc, so a < b below
+		for x := range docs {
+			for y := x + 1; y < len(docs); y++ {
+				a, b := docs[x], docs[y]
+				p := packed.Partition(a.Doc^(b.Doc*0x9e3779b97f4a7c15), parts)
+				byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: 1,
+					SizeA: a.Size, SizeB: b.Size, RankA: a.Rank, RankB: b.Rank})
+				n++
+			}
+		}
+		i = j
+	}
+	pairTriplets.Inc(ctx, n)
+	// Summing here, before the shuffle, is the combiner of Broder's
+	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
+	// ranks, so its triplets travel as they are.
+	combine := f.Cfg.Sketch.Kind != sketch.Min
+	out := newBatcher(parts, emit)
+	for p, pairs := range byPart {
+		if combine {
+			pairs = mergeCounts(pairs)
+		}
+		for _, pr := range pairs {
+			out.add(p, pr)
+		}
+	}
+	out.flush()
+	return nil
+}
+
+func sortPairs(pairs []packed.Pair) {
+	slices.SortFunc(pairs, func(x, y packed.Pair) int {
+		if x.A != y.A {
+			return cmpU64(x.A, y.A)
+		}
+		if x.B != y.B {
+			return cmpU64(x.B, y.B)
+		}
+		return int(x.RankA) - int(y.RankA)
+	})
+}
+
+// mergeCounts sorts pairs and sums the counts of equal (A, B), in place.
+func mergeCounts(pairs []packed.Pair) []packed.Pair {
+	sortPairs(pairs)
+	out := pairs[:0]
+	for _, p := range pairs {
+		if n := len(out); n > 0 && out[n-1].A == p.A && out[n-1].B == p.B {
+			out[n-1].Count += p.Count
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+type mergePairsFn struct{ Cfg Config }
+
+func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	defer since(ctx, phase3Busy, time.Now())
+	var all []packed.Pair
+	var b []byte
+	var err error
+	for batches(&b) {
+		if all, err = packed.AppendPairs(all, b); err != nil {
+			return err
+		}
+	}
+	var out []byte
+	var n int64
+	if f.Cfg.Sketch.Kind == sketch.Min {
+		sortPairs(all)
+		var ranks [][2]uint16
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j].A == all[i].A && all[j].B == all[i].B {
+				j++
+			}
+			ranks = ranks[:0]
+			for _, p := range all[i:j] {
+				ranks = append(ranks, [2]uint16{p.RankA, p.RankB})
+			}
+			p := all[i]
+			p.Count = uint32(j - i)
+			p.MinShared = uint32(sketch.MinSharedInUnion(ranks, f.Cfg.Sketch.N))
+			p.RankA, p.RankB = 0, 0
+			out = p.Append(out)
+			n++
+			i = j
+		}
+	} else {
+		for _, p := range mergeCounts(all) {
+			out = p.Append(out)
+			n++
+		}
+	}
+	pairsCounted.Inc(ctx, n)
+	if len(out) > 0 {
+		emit(part, out)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package transforms
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/packed"
+)
+
+var (
+	distinctShingles = beam.NewCounter(Namespace, "distinct_shingles")
+	sharedShingles   = beam.NewCounter(Namespace, "shared_shingles")
+	commonDropped    = beam.NewCounter(Namespace, "common_shingles_dropped")
+	phase2Busy       = busy("phase2_shingle_merge")
+)
+
+func init() {
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&shingleMergeFn{})
+	register.Emitter1[[]byte]()
+}
+
+// ShingleMerge is phase 2: the <shingle, doc> lists. It takes the postings
+// of Identical, keyed by shingle partition, and sorts each partition by
+// shingle and doc. Shingles of a single document cannot link anything and
+// are left out; shingles found in more than Config.MaxShingleDocs documents
+// are dropped and counted, as Broder drops very common shingles. It returns
+// PCollection<[]byte>: batches of packed.Posting sorted by (shingle, doc),
+// each shingle's list whole within one batch.
+func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("ShingleMerge")
+	grouped := beam.GroupByKey(s, postings)
+	return beam.ParDo(s, &shingleMergeFn{Cfg: cfg}, grouped)
+}
+
+type shingleMergeFn struct{ Cfg Config }
+
+func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func([]byte)) error {
+	defer since(ctx, phase2Busy, time.Now())
+	var all []packed.Posting
+	var b []byte
+	var err error
+	for batches(&b) {
+		if all, err = packed.AppendPostings(all, b); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(all, func(x, y packed.Posting) int {
+		if x.Shingle != y.Shingle {
+			return cmpU64(x.Shingle, y.Shingle)
+		}
+		return cmpU64(x.Doc, y.Doc)
+	})
+	var out []byte
+	var distinct, shared, dropped int64
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Shingle == all[i].Shingle {
+			j++
+		}
+		distinct++
+		switch n := j - i; {
+		case n > f.Cfg.MaxShingleDocs:
+			dropped++
+		case n >= 2:
+			shared++
+			if len(out) > 0 && len(out)+n*packed.PostingSize > maxBatchBytes {
+				emit(out)
+				out = nil
+			}
+			for _, p := range all[i:j] {
+				out = p.Append(out)
+			}
+		}
+		i = j
+	}
+	if len(out) > 0 {
+		emit(out)
+	}
+	distinctShingles.Inc(ctx, distinct)
+	sharedShingles.Inc(ctx, shared)
+	commonDropped.Inc(ctx, dropped)
+	return nil
+}

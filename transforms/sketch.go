@@ -1,0 +1,151 @@
+package transforms
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/canon"
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/htmltext"
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/shingle"
+)
+
+var (
+	docsRead     = beam.NewCounter(Namespace, "docs")
+	docsOK       = beam.NewCounter(Namespace, "docs_ok")
+	docsEmpty    = beam.NewCounter(Namespace, "docs_empty")
+	docsTooShort = beam.NewCounter(Namespace, "docs_too_short")
+	shinglesSeen = beam.NewCounter(Namespace, "shingles")
+	sketchValues = beam.NewCounter(Namespace, "sketch_values")
+	phase1Busy   = busy("phase1_sketch")
+)
+
+func init() {
+	register.DoFn4x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.Emitter2[int, []byte]()
+}
+
+// DocID is a document's ID: the position of its file in the sorted list of
+// matched files in the high 24 bits, its row in the file in the low 40. It is
+// the same on every run over the same input, with no global counter, and
+// orders documents as the input does.
+func DocID(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uint64(row) }
+
+// Sketch is phase 1. It takes PCollection<crawl.Split> and reads and sketches
+// every row: canonical tokens, w-word shingles, their fingerprints, the
+// MOD_m or MIN_s sketch, and the content and lexical fingerprints. It
+// returns meta, PCollection<KV<int, []byte>> of docs-table rows (status and
+// counts, no cluster yet) keyed by doc partition, and sketches,
+// PCollection<KV<int, []byte>> of packed.Sketch batches keyed by the
+// partition of the fingerprint that decides identity.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches beam.PCollection) {
+	s = s.Scope("Sketch")
+	return beam.ParDo2(s, &sketchFn{Cfg: cfg}, splits)
+}
+
+type sketchFn struct {
+	Cfg Config
+	h   fingerprint.Hasher
+}
+
+func (f *sketchFn) Setup() { f.h = fingerprint.New(f.Cfg.Seed) }
+
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch func(int, []byte)) error {
+	defer since(ctx, phase1Busy, time.Now())
+	parts := f.Cfg.Partitions
+	metas := make([][]tables.Doc, parts)
+	sketches := newBatcher(parts, emitSketch)
+	var (
+		tokens   []string
+		shingles []uint64
+		values   []uint64
+	)
+	var nOK, nEmpty, nShort, nShingles, nValues int64
+	err := crawl.ReadSplit(ctx, sp, f.Cfg.Columns, func(row crawl.Row) error {
+		id := DocID(sp.FileIndex, row.Index)
+		doc := tables.Doc{
+			DocID:      int64(id),
+			ID:         optional(row.ID),
+			URL:        optional(row.URL),
+			Date:       optional(row.Date),
+			SourceFile: sp.Path,
+			SourceRow:  row.Index,
+		}
+		text := row.Content
+		if f.Cfg.Columns.HTML != "" {
+			text = htmltext.Extract(text)
+		}
+		doc.ContentFingerprint = int64(f.h.String(row.Content))
+		tokens = canon.AppendTokens(tokens[:0], text)
+		doc.TokenCount = int64(len(tokens))
+		doc.LexicalFingerprint = int64(f.h.Tokens(tokens))
+		switch {
+		case row.Null:
+			doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+f.Cfg.Columns.ContentColumn())
+			nEmpty++
+		case len(tokens) == 0:
+			doc.Status = tables.StatusEmpty
+			nEmpty++
+		case len(tokens) < f.Cfg.ShingleWords:
+			doc.Status = tables.StatusTooShort
+			nShort++
+		default:
+			doc.Status = tables.StatusOK
+			nOK++
+			shingles = shingle.Fingerprints(shingles[:0], f.h, tokens, f.Cfg.ShingleWords)
+			values = f.Cfg.Sketch.Select(values[:0], shingles)
+			doc.ShingleCount = int64(len(shingles))
+			doc.SketchSize = int32(len(values))
+			nShingles += int64(len(shingles))
+			nValues += int64(len(values))
+		}
+		if doc.Status == tables.StatusOK || doc.Status == tables.StatusTooShort {
+			key := uint64(doc.ContentFingerprint)
+			if f.Cfg.Lexical {
+				key = uint64(doc.LexicalFingerprint)
+			}
+			var v []uint64
+			if doc.Status == tables.StatusOK {
+				v = values
+			}
+			sketches.add(packed.Partition(key, parts), packed.Sketch{Key: key, Doc: id, Values: v})
+		}
+		p := packed.Partition(id, parts)
+		metas[p] = append(metas[p], doc)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sketches.flush()
+	for p, rows := range metas {
+		if len(rows) == 0 {
+			continue
+		}
+		b, err := tables.Encode(rows)
+		if err != nil {
+			return err
+		}
+		emitMeta(p, b)
+	}
+	docsRead.Inc(ctx, sp.NumRows)
+	docsOK.Inc(ctx, nOK)
+	docsEmpty.Inc(ctx, nEmpty)
+	docsTooShort.Inc(ctx, nShort)
+	shinglesSeen.Inc(ctx, nShingles)
+	sketchValues.Inc(ctx, nValues)
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

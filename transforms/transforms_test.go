@@ -1,0 +1,184 @@
+package transforms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/neardup/neardup/internal/beamtest"
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/sketch"
+)
+
+func TestMain(m *testing.M) { beamtest.Main(m) }
+
+func init() {
+	register.Function2x1[[]byte, func(string), error](postingStrings)
+	register.Function3x1[int, []byte, func(string), error](pairStrings)
+	register.Function3x1[int, []byte, func(string), error](assignmentStrings)
+}
+
+func postingStrings(b []byte, emit func(string)) error {
+	ps, err := packed.AppendPostings(nil, b)
+	for _, p := range ps {
+		emit(fmt.Sprintf("%d:%d", p.Shingle, p.Doc))
+	}
+	return err
+}
+
+func pairStrings(_ int, b []byte, emit func(string)) error {
+	ps, err := packed.AppendPairs(nil, b)
+	for _, p := range ps {
+		emit(fmt.Sprintf("%d-%d:%d/%d", p.A, p.B, p.Count, p.MinShared))
+	}
+	return err
+}
+
+func assignmentStrings(_ int, b []byte, emit func(string)) error {
+	as, err := packed.AppendAssignments(nil, b)
+	for _, a := range as {
+		ident := "-"
+		if a.IdenticalTo != packed.NoDoc {
+			ident = fmt.Sprint(a.IdenticalTo)
+		}
+		emit(fmt.Sprintf("%d>%d=%s", a.Doc, a.Cluster, ident))
+	}
+	return err
+}
+
+// postingsOf builds one postings batch per doc from sketches (doc -> sorted values).
+func postingsOf(sketches map[uint64][]uint64, cfg Config) []keyed {
+	var docs []uint64
+	for d := range sketches {
+		docs = append(docs, d)
+	}
+	slices.Sort(docs)
+	var out []keyed
+	for _, d := range docs {
+		for r, v := range sketches[d] {
+			p := packed.Posting{Shingle: v, Doc: d, Size: uint32(len(sketches[d])), Rank: uint16(r)}
+			out = append(out, keyed{packed.Partition(v, cfg.Partitions), p.Append(nil)})
+		}
+	}
+	return out
+}
+
+func testConfig() Config {
+	return Config{ShingleWords: 10, Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 3, Threshold: 0.5, Partitions: 3}
+}
+
+func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
+	cfg := testConfig()
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
+		1: {10, 20, 30},
+		2: {10, 30},
+		3: {10, 30},
+		4: {30},
+		5: {40},
+	}, cfg))
+	lists := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
+	got := beam.ParDo(s, postingStrings, lists)
+	// 20 and 40 are in one doc each; 30 is in 4 > MaxShingleDocs docs.
+	passert.Equals(s, got, "10:1", "10:2", "10:3")
+	ptest.RunAndValidate(t, p)
+}
+
+func TestPairCountSumsSharedShingles(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxShingleDocs = 1000
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
+		1: {1, 2, 7},
+		2: {1, 2, 3},
+		3: {1, 3, 9},
+	}, cfg))
+	pairs := PairCount(s, ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg), cfg)
+	got := beam.ParDo(s, pairStrings, pairs)
+	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "2-3:2/0")
+	ptest.RunAndValidate(t, p)
+}
+
+// TestPairCountMinSketchMatchesDirectEstimate checks that Broder's MIN_s
+// estimate, computed in phase 3 from the ranks of shared shingles only,
+// equals the estimate computed directly from both sketches.
+func TestPairCountMinSketchMatchesDirectEstimate(t *testing.T) {
+	const s0 = 8
+	cfg := testConfig()
+	cfg.Sketch = sketch.Spec{Kind: sketch.Min, N: s0}
+	cfg.MaxShingleDocs = 1000
+	rng := rand.New(rand.NewPCG(1, 2))
+	sketches := map[uint64][]uint64{}
+	for d := uint64(1); d <= 12; d++ {
+		set := map[uint64]bool{}
+		for len(set) < 20 {
+			set[uint64(rng.IntN(40))] = true
+		}
+		var all []uint64
+		for v := range set {
+			all = append(all, v)
+		}
+		slices.Sort(all)
+		sketches[d] = cfg.Sketch.Select(nil, all)
+	}
+	var want []string
+	for a := uint64(1); a <= 12; a++ {
+		for b := a + 1; b <= 12; b++ {
+			shared := sketch.IntersectCount(sketches[a], sketches[b])
+			if shared == 0 {
+				continue
+			}
+			r := sketch.MinResemblance(sketches[a], sketches[b], s0)
+			union := min(s0, len(sketches[a])+len(sketches[b])-shared)
+			want = append(want, fmt.Sprintf("%d-%d:%d/%d", a, b, shared, int(r*float64(union)+0.5)))
+		}
+	}
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.CreateList(s, postingsOf(sketches, cfg))
+	pairs := PairCount(s, ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg), cfg)
+	passert.Equals(s, beam.ParDo(s, pairStrings, pairs), beam.CreateList(s, want))
+	ptest.RunAndValidate(t, p)
+}
+
+func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
+	cfg := testConfig()
+	p, s := beam.NewPipelineWithRoot()
+	var in []keyed
+	for _, sk := range []packed.Sketch{
+		{Key: 7, Doc: 30, Values: []uint64{100}},
+		{Key: 7, Doc: 10, Values: []uint64{100}},
+		{Key: 7, Doc: 20, Values: []uint64{100}},
+		{Key: 8, Doc: 40, Values: []uint64{100, 200}},
+		{Key: 9, Doc: 50, Values: []uint64{300}},
+	} {
+		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), sk.Append(nil)})
+	}
+	postings, copies := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
+	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
+	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
+	pairs := PairCount(s, ShingleMerge(s, postings, cfg), cfg)
+	_, assignments, _ := Cluster(s, pairs, copies, cfg)
+	got := beam.ParDo(s, assignmentStrings, assignments)
+	passert.Equals(s, got, "10>10=-", "20>10=10", "30>10=10", "40>10=-")
+	ptest.RunAndValidate(t, p)
+}
+
+// keyed is a KV<int, []byte> that beam.CreateList can encode.
+type keyed struct {
+	K int
+	V []byte
+}
+
+func kvFromStruct(kv keyed, emit func(int, []byte)) { emit(kv.K, kv.V) }
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*keyed)(nil)).Elem())
+	register.Function2x0[keyed, func(int, []byte)](kvFromStruct)
+}
