@@ -17,7 +17,7 @@ var (
 	docsWritten     = beam.NewCounter(Namespace, "docs_written")
 	docsClustered   = beam.NewCounter(Namespace, "docs_in_clusters")
 	docsAlone       = beam.NewCounter(Namespace, "docs_alone")
-	docsNotSketched = beam.NewCounter(Namespace, "docs_not_clustered")
+	docsNotSketched = beam.NewCounter(Namespace, "docs_empty_or_rejected")
 	clustersWritten = beam.NewCounter(Namespace, "clusters_written")
 	pairsWritten    = beam.NewCounter(Namespace, "pairs_written")
 	outputBusy      = busy("output")

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -90,10 +91,11 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+f.Cfg.Columns.ContentColumn())
 			nEmpty++
 		case len(tokens) == 0:
-			doc.Status = tables.StatusEmpty
+			doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
 			nEmpty++
 		case len(tokens) < f.Cfg.ShingleWords:
 			doc.Status = tables.StatusTooShort
+			doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(tokens), f.Cfg.ShingleWords))
 			nShort++
 		default:
 			doc.Status = tables.StatusOK

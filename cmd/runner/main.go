@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -43,6 +42,10 @@ var (
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
 )
 
+// ownFlags are neardup's flags, as opposed to Beam's.
+var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
+	"date-column", "shingle-words", "sketch", "equivalence", "max-shingle-docs", "threshold", "partitions", "seed"}
+
 func main() {
 	// Beam's worker mode re-enters main with its own flags: parse, then
 	// hand over to beam.Init before anything else happens.
@@ -65,6 +68,8 @@ func main() {
 	fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
 		c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])
+	fmt.Printf("neardup: accounting: %d input rows = %d docs rows = %d clustered + %d alone + %d empty or rejected\n",
+		c["docs"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, *outputDir)
 }
 
@@ -94,14 +99,13 @@ func options() (pipelines.Options, error) {
 	default:
 		return opt, fmt.Errorf("--equivalence must be identical or lexical, not %q", *equivalence)
 	}
+	// The manifest records every neardup flag, and Beam's only where set.
 	set := map[string]bool{}
 	flags := map[string]string{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	flag.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] || !strings.Contains(f.Name, "_") {
-			flags[f.Name] = f.Value.String()
-		}
-	})
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true; flags[f.Name] = f.Value.String() })
+	for _, name := range ownFlags {
+		flags[name] = flag.Lookup(name).Value.String()
+	}
 	opt = pipelines.Options{
 		Input:  *input,
 		Output: *outputDir,

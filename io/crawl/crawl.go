@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/neardup/neardup/io/beamfs"
 )
@@ -48,7 +50,8 @@ type Row struct {
 
 // binding is where each wanted column sits in a file's schema.
 type binding struct {
-	content, url, id, date int // leaf column index, -1 when absent
+	content, url, id, date int           // leaf column index, -1 when absent
+	dateUnit               time.Duration // a timestamp date column's unit, 0 otherwise
 }
 
 // ContentColumn is the column that carries the document.
@@ -92,6 +95,13 @@ func bind(path string, schema *parquet.Schema, cols Columns) (binding, error) {
 	}
 	if b.date, err = look(cols.Date, cols.DateRequired, false); err != nil {
 		return b, err
+	}
+	if leaf, ok := schema.Lookup(cols.Date); ok && b.date >= 0 {
+		if lt := leaf.Node.Type().LogicalType(); lt != nil {
+			if ts, ok := lt.Value.(*format.TimestampType); ok && ts.Unit.Value != nil {
+				b.dateUnit = ts.Unit.Value.Duration()
+			}
+		}
 	}
 	return b, nil
 }
@@ -172,7 +182,11 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 				case b.id:
 					row.ID = valueString(v)
 				case b.date:
-					row.Date = valueString(v)
+					if b.dateUnit > 0 && v.Kind() == parquet.Int64 {
+						row.Date = time.Unix(0, 0).Add(time.Duration(v.Int64()) * b.dateUnit).UTC().Format(time.RFC3339Nano)
+					} else {
+						row.Date = valueString(v)
+					}
 				}
 			}
 			if err := fn(row); err != nil {

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${NEARDUP_DUCKDB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/neardup-duckdb}
 if [ ! -d "$cache/node_modules/@duckdb/node-api" ]; then
   mkdir -p "$cache"
-  (cd "$cache" && npm init -y >/dev/null 2>&1 && npm install --silent --no-audit --no-fund @duckdb/node-api@1 >/dev/null)
+  (cd "$cache" && npm init -y >/dev/null 2>&1 && npm install --silent --no-audit --no-fund @duckdb/node-api@1.5.6-r.1 >/dev/null)
 fi
 sql=$(mktemp)
 trap 'rm -f "$sql"' EXIT

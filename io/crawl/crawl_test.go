@@ -1,0 +1,131 @@
+package crawl
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+type fineweb struct {
+	Text  *string   `parquet:"text,optional"`
+	ID    int64     `parquet:"id"`
+	URL   string    `parquet:"url"`
+	Date  time.Time `parquet:"date,timestamp(millisecond)"`
+	Extra string    `parquet:"language"`
+}
+
+func write[T any](t *testing.T, name string, rows []T, perGroup int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[T](f, parquet.MaxRowsPerRowGroup(perGroup))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func str(s string) *string { return &s }
+
+var defaults = Columns{Text: "text", URL: "url", ID: "id", Date: "date"}
+
+func TestSplitsAndRows(t *testing.T) {
+	date := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	rows := []fineweb{
+		{Text: str("one"), ID: 10, URL: "u0", Date: date},
+		{Text: nil, ID: 11, URL: "u1", Date: date},
+		{Text: str("three"), ID: 12, URL: "u2", Date: date},
+		{Text: str(""), ID: 13, URL: "u3", Date: date},
+		{Text: str("five"), ID: 14, URL: "u4", Date: date},
+	}
+	path := write(t, "a.parquet", rows, 2)
+	splits, err := Splits(context.Background(), 7, path, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 3 {
+		t.Fatalf("%d splits, want 3 row groups", len(splits))
+	}
+	var got []Row
+	for i, sp := range splits {
+		if sp.FileIndex != 7 || sp.RowGroup != i || sp.FirstRow != int64(2*i) {
+			t.Errorf("split %d = %+v", i, sp)
+		}
+		err := ReadSplit(context.Background(), sp, defaults, func(r Row) error { got = append(got, r); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("read %d rows, want %d", len(got), len(rows))
+	}
+	for i, r := range got {
+		want := rows[i]
+		if wantID := strconv.FormatInt(want.ID, 10); r.ID != wantID {
+			t.Errorf("row %d: integer id read as %q, want %q", i, r.ID, wantID)
+		}
+		if r.URL != want.URL || r.Index != int64(i) {
+			t.Errorf("row %d: url %q index %d", i, r.URL, r.Index)
+		}
+		if r.Date != "2024-05-06T07:08:09Z" {
+			t.Errorf("row %d: date %q, want RFC 3339", i, r.Date)
+		}
+		if r.Null != (want.Text == nil) || (want.Text != nil && r.Content != *want.Text) {
+			t.Errorf("row %d: content %q null %v, want %v", i, r.Content, r.Null, want.Text)
+		}
+	}
+}
+
+func TestColumnErrorsNameFileAndColumn(t *testing.T) {
+	type noText struct {
+		Body string `parquet:"body"`
+		URL  string `parquet:"url"`
+	}
+	type intText struct {
+		Text int64  `parquet:"text"`
+		URL  string `parquet:"url"`
+	}
+	type noURL struct {
+		Text string `parquet:"text"`
+	}
+	ctx := context.Background()
+	missing := write(t, "missing.parquet", []noText{{"x", "u"}}, 10)
+	if _, err := Splits(ctx, 0, missing, defaults); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), `"text"`) {
+		t.Errorf("missing text column: %v", err)
+	}
+	wrong := write(t, "wrong.parquet", []intText{{1, "u"}}, 10)
+	if _, err := Splits(ctx, 0, wrong, defaults); err == nil || !strings.Contains(err.Error(), wrong) || !strings.Contains(err.Error(), "type") {
+		t.Errorf("text column of the wrong type: %v", err)
+	}
+	nourl := write(t, "nourl.parquet", []noURL{{"x"}}, 10)
+	if _, err := Splits(ctx, 0, nourl, defaults); err != nil {
+		t.Errorf("url is optional by default: %v", err)
+	}
+	required := defaults
+	required.URLRequired = true
+	if _, err := Splits(ctx, 0, nourl, required); err == nil || !strings.Contains(err.Error(), `"url"`) {
+		t.Errorf("url named explicitly and missing: %v", err)
+	}
+	html := Columns{Text: "text", HTML: "body"}
+	if _, err := Splits(ctx, 0, missing, html); err != nil {
+		t.Errorf("--html-column body reads the body column instead of text: %v", err)
+	}
+	notParquet := filepath.Join(t.TempDir(), "x.parquet")
+	os.WriteFile(notParquet, []byte("this is not parquet at all"), 0o644)
+	if _, err := Splits(ctx, 0, notParquet, defaults); err == nil || !strings.Contains(err.Error(), notParquet) {
+		t.Errorf("not a Parquet file: %v", err)
+	}
+}

@@ -1,0 +1,81 @@
+package output
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/neardup/neardup/io/tables"
+)
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+func TestPublishReplacesOldOutput(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	// A previous run's output, with a shard this run will not write.
+	old := filepath.Join(dir, "docs", "part-00007.parquet")
+	os.MkdirAll(filepath.Dir(old), 0o755)
+	os.WriteFile(old, []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dir, SuccessMarker), nil, 0o644)
+	// And the leftovers of a killed run.
+	stale := filepath.Join(dir, tempRoot, "killed", "docs", "part-00000.parquet")
+	os.MkdirAll(filepath.Dir(stale), 0o755)
+	os.WriteFile(stale, []byte("partial"), 0o644)
+
+	d, err := Prepare(ctx, dir, []string{"/elsewhere/in.parquet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(dir, SuccessMarker)) {
+		t.Error("Prepare left the old _SUCCESS: a killed run would look complete")
+	}
+	if exists(stale) {
+		t.Error("Prepare left a killed run's temporary files")
+	}
+	one := int64(1)
+	if err := tables.Write(ctx, filepath.Join(d.TempDir, "docs", tables.ShardName(3)), []tables.Doc{{DocID: 5, ClusterID: &one}}); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManifest(map[string]string{"input": "x"})
+	m.Counts["docs"] = 1
+	if err := d.Publish(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if exists(old) {
+		t.Error("the old run's shard survived the rerun")
+	}
+	docs, err := tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable)
+	if err != nil || len(docs) != 1 || docs[0].DocID != 5 || *docs[0].ClusterID != 1 {
+		t.Errorf("docs = %+v, %v", docs, err)
+	}
+	// Tables with no rows still get a readable, empty shard.
+	for _, table := range []string{tables.ClustersTable, tables.PairsTable} {
+		if _, err := tables.ReadTable[tables.Pair](ctx, dir, table); table == tables.PairsTable && err != nil {
+			t.Errorf("%s: %v", table, err)
+		}
+		if !exists(filepath.Join(dir, table, tables.ShardName(0))) {
+			t.Errorf("empty table %s has no shard", table)
+		}
+	}
+	if !exists(filepath.Join(dir, SuccessMarker)) {
+		t.Error("no _SUCCESS after Publish")
+	}
+	if exists(filepath.Join(dir, tempRoot)) {
+		t.Error("temporary folder left behind")
+	}
+	var back Manifest
+	b, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err := json.Unmarshal(b, &back); err != nil || back.Counts["docs"] != 1 || len(back.Tables["docs"]) != 1 {
+		t.Errorf("manifest = %s, %v", b, err)
+	}
+}
+
+func TestPrepareRefusesOutputHoldingInput(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Prepare(context.Background(), dir, []string{filepath.Join(dir, "crawl.parquet")}); err == nil {
+		t.Error("Prepare accepted an output folder that holds an input file")
+	}
+}

@@ -1,0 +1,81 @@
+package packed
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+func TestRoundTrips(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var (
+		ps                     []Posting
+		prs                    []Pair
+		sks                    []Sketch
+		es                     []Edge
+		as                     []Assignment
+		cs                     []ClusterStat
+		b1, b2, b3, b4, b5, b6 []byte
+	)
+	for i := 0; i < 100; i++ {
+		p := Posting{rng.Uint64(), rng.Uint64(), rng.Uint32(), uint16(rng.Uint32())}
+		ps, b1 = append(ps, p), p.Append(b1)
+		pr := Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), uint16(rng.Uint32()), uint16(rng.Uint32()), rng.Uint32()}
+		prs, b2 = append(prs, pr), pr.Append(b2)
+		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Values: make([]uint64, rng.IntN(5))}
+		for j := range sk.Values {
+			sk.Values[j] = rng.Uint64()
+		}
+		sks, b3 = append(sks, sk), sk.Append(b3)
+		e := Edge{rng.Uint64(), rng.Uint64(), rng.Float64(), i%2 == 0}
+		es, b4 = append(es, e), e.Append(b4)
+		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc}
+		as, b5 = append(as, a), a.Append(b5)
+		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64()}
+		cs, b6 = append(cs, c), c.Append(b6)
+	}
+	check := func(name string, want, got any, err error) {
+		t.Helper()
+		if err != nil || !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: round trip differs (err %v)", name, err)
+		}
+	}
+	got1, err := AppendPostings(nil, b1)
+	check("postings", ps, got1, err)
+	got2, err := AppendPairs(nil, b2)
+	check("pairs", prs, got2, err)
+	got3, err := AppendSketches(nil, b3)
+	for i := range got3 {
+		if len(got3[i].Values) == 0 {
+			got3[i].Values = sks[i].Values
+		}
+	}
+	check("sketches", sks, got3, err)
+	got4, err := AppendEdges(nil, b4)
+	check("edges", es, got4, err)
+	got5, err := AppendAssignments(nil, b5)
+	check("assignments", as, got5, err)
+	got6, err := AppendClusterStats(nil, b6)
+	check("cluster stats", cs, got6, err)
+
+	if _, err := AppendPostings(nil, b1[:len(b1)-1]); err == nil {
+		t.Error("a truncated postings batch decoded without error")
+	}
+	if _, err := AppendSketches(nil, b3[:len(b3)-3]); err == nil {
+		t.Error("a truncated sketch batch decoded without error")
+	}
+}
+
+func TestPartitionSpreadsStructuredKeys(t *testing.T) {
+	// Doc IDs are file<<40|row: consecutive rows must spread evenly.
+	const n, parts = 64000, 16
+	counts := make([]int, parts)
+	for row := uint64(0); row < n; row++ {
+		counts[Partition(3<<40|row, parts)]++
+	}
+	for p, c := range counts {
+		if c < n/parts*9/10 || c > n/parts*11/10 {
+			t.Errorf("partition %d holds %d of %d keys, want about %d", p, c, n, n/parts)
+		}
+	}
+}
