@@ -10,6 +10,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/neardup/neardup/fingerprint"
 )
 
 var le = binary.LittleEndian
@@ -20,12 +22,7 @@ const NoDoc = ^uint64(0)
 // Partition maps a 64-bit key to one of n partitions. The key is mixed first
 // so that structured keys (doc IDs are file<<40|row) spread evenly.
 func Partition(key uint64, n int) int {
-	key ^= key >> 33
-	key *= 0xff51afd7ed558ccd
-	key ^= key >> 33
-	key *= 0xc4ceb9fe1a85ec53
-	key ^= key >> 33
-	return int(key % uint64(n))
+	return int(fingerprint.Mix(key) % uint64(n))
 }
 
 // Posting is one <shingle, doc> entry of phase 2. Size is the document's

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -20,7 +21,7 @@ var (
 	docsNotSketched = beam.NewCounter(Namespace, "docs_empty_or_rejected")
 	clustersWritten = beam.NewCounter(Namespace, "clusters_written")
 	pairsWritten    = beam.NewCounter(Namespace, "pairs_written")
-	outputBusy      = busy("output")
+	outputTime      = newPhaseTimer("output")
 )
 
 func init() {
@@ -42,7 +43,7 @@ func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Confi
 type assembleFn struct{ Cfg Config }
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
-	defer since(ctx, outputBusy, time.Now())
+	defer outputTime.done(ctx, time.Now())
 	var docs []tables.Doc
 	var asg []packed.Assignment
 	var sts []packed.ClusterStat
@@ -63,9 +64,9 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 			return err
 		}
 	}
-	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmpU64(uint64(x.DocID), uint64(y.DocID)) })
-	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmpU64(x.Doc, y.Doc) })
-	slices.SortFunc(sts, func(x, y packed.ClusterStat) int { return cmpU64(x.Cluster, y.Cluster) })
+	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmp.Compare(uint64(x.DocID), uint64(y.DocID)) })
+	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
+	slices.SortFunc(sts, func(x, y packed.ClusterStat) int { return cmp.Compare(x.Cluster, y.Cluster) })
 
 	var clustered, alone, notSketched int64
 	urls := map[uint64]*string{}
@@ -142,7 +143,7 @@ func WritePairs(s beam.Scope, rows beam.PCollection, cfg Config) beam.PCollectio
 type writePairsFn struct{ Cfg Config }
 
 func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, emit func(string)) error {
-	defer since(ctx, outputBusy, time.Now())
+	defer outputTime.done(ctx, time.Now())
 	rows, err := tables.Decode[tables.Pair](nil, b)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ var (
 	clustersFound = beam.NewCounter(Namespace, "clusters")
 	clusteredDocs = beam.NewCounter(Namespace, "clustered_docs")
 	largest       = beam.NewCounter(Namespace, "largest_cluster")
-	phase4Busy    = busy("phase4_cluster")
+	phase4Time    = newPhaseTimer("phase4_cluster")
 )
 
 func init() {
@@ -68,7 +68,7 @@ func Cluster(s beam.Scope, pairs, copies beam.PCollection, cfg Config) (pairRows
 type estimateFn struct{ Cfg Config }
 
 func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte, emitRows, emitLinks func(int, []byte)) error {
-	defer since(ctx, phase4Busy, time.Now())
+	defer phase4Time.done(ctx, time.Now())
 	pairs, err := packed.AppendPairs(nil, batch)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 type unionFindFn struct{ Cfg Config }
 
 func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitAssign, emitStats func(int, []byte)) error {
-	defer since(ctx, phase4Busy, time.Now())
+	defer phase4Time.done(ctx, time.Now())
 	var edges []packed.Edge
 	var b []byte
 	var err error

@@ -36,12 +36,26 @@ type Config struct {
 // Namespace is the metrics namespace of every neardup counter.
 const Namespace = "neardup"
 
-// busy accumulates the time a phase's DoFns spend working, so the manifest
-// can say where the time went even though fused stages overlap in wall time.
-func busy(phase string) beam.Counter { return beam.NewCounter(Namespace, phase+"_busy_ms") }
+// phaseTimer records where a phase's time goes. The runner fuses and
+// overlaps phases, so the manifest reports both the time the phase's DoFns
+// spent working (busy, summed over workers) and the wall-clock window from
+// its first element's start to its last element's end (clock: a
+// distribution of Unix milliseconds whose min and max bound the window).
+type phaseTimer struct {
+	busy  beam.Counter
+	clock beam.Distribution
+}
 
-func since(ctx context.Context, c beam.Counter, start time.Time) {
-	c.Inc(ctx, time.Since(start).Milliseconds())
+func newPhaseTimer(phase string) phaseTimer {
+	return phaseTimer{beam.NewCounter(Namespace, phase+"_busy_ms"), beam.NewDistribution(Namespace, phase+"_clock_ms")}
+}
+
+// done records one element's work that began at start.
+func (t phaseTimer) done(ctx context.Context, start time.Time) {
+	end := time.Now()
+	t.busy.Inc(ctx, end.Sub(start).Milliseconds())
+	t.clock.Update(ctx, start.UnixMilli())
+	t.clock.Update(ctx, end.UnixMilli())
 }
 
 // maxBatchBytes bounds one shuffled batch: large enough that per-element

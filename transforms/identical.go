@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -16,7 +17,7 @@ var (
 	identicalGroups  = beam.NewCounter(Namespace, "identical_groups")
 	identicalSkipped = beam.NewCounter(Namespace, "identical_skipped")
 	representatives  = beam.NewCounter(Namespace, "representatives")
-	identicalBusy    = busy("identical")
+	identicalTime    = newPhaseTimer("identical")
 )
 
 func init() {
@@ -41,7 +42,7 @@ func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, c
 type identicalFn struct{ Cfg Config }
 
 func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies func(int, []byte)) error {
-	defer since(ctx, identicalBusy, time.Now())
+	defer identicalTime.done(ctx, time.Now())
 	var all []packed.Sketch
 	var b []byte
 	var err error
@@ -52,9 +53,9 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	}
 	slices.SortFunc(all, func(x, y packed.Sketch) int {
 		if x.Key != y.Key {
-			return cmpU64(x.Key, y.Key)
+			return cmp.Compare(x.Key, y.Key)
 		}
-		return cmpU64(x.Doc, y.Doc)
+		return cmp.Compare(x.Doc, y.Doc)
 	})
 	postings := newBatcher(f.Cfg.Partitions, emitPostings)
 	copies := newBatcher(1, emitCopies)
@@ -89,14 +90,4 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	identicalSkipped.Inc(ctx, skipped)
 	representatives.Inc(ctx, reps)
 	return nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -15,7 +16,7 @@ import (
 var (
 	pairTriplets = beam.NewCounter(Namespace, "pair_triplets")
 	pairsCounted = beam.NewCounter(Namespace, "pairs")
-	phase3Busy   = busy("phase3_pair_count")
+	phase3Time   = newPhaseTimer("phase3_pair_count")
 )
 
 func init() {
@@ -40,7 +41,7 @@ func PairCount(s beam.Scope, lists beam.PCollection, cfg Config) beam.PCollectio
 type expandPairsFn struct{ Cfg Config }
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
-	defer since(ctx, phase3Busy, time.Now())
+	defer phase3Time.done(ctx, time.Now())
 	lists, err := packed.AppendPostings(nil, batch)
 	if err != nil {
 		return err
@@ -86,10 +87,10 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 func sortPairs(pairs []packed.Pair) {
 	slices.SortFunc(pairs, func(x, y packed.Pair) int {
 		if x.A != y.A {
-			return cmpU64(x.A, y.A)
+			return cmp.Compare(x.A, y.A)
 		}
 		if x.B != y.B {
-			return cmpU64(x.B, y.B)
+			return cmp.Compare(x.B, y.B)
 		}
 		return int(x.RankA) - int(y.RankA)
 	})
@@ -112,7 +113,7 @@ func mergeCounts(pairs []packed.Pair) []packed.Pair {
 type mergePairsFn struct{ Cfg Config }
 
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
-	defer since(ctx, phase3Busy, time.Now())
+	defer phase3Time.done(ctx, time.Now())
 	var all []packed.Pair
 	var b []byte
 	var err error

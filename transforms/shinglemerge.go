@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -15,7 +16,7 @@ var (
 	distinctShingles = beam.NewCounter(Namespace, "distinct_shingles")
 	sharedShingles   = beam.NewCounter(Namespace, "shared_shingles")
 	commonDropped    = beam.NewCounter(Namespace, "common_shingles_dropped")
-	phase2Busy       = busy("phase2_shingle_merge")
+	phase2Time       = newPhaseTimer("phase2_shingle_merge")
 )
 
 func init() {
@@ -39,7 +40,7 @@ func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) beam.PCol
 type shingleMergeFn struct{ Cfg Config }
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func([]byte)) error {
-	defer since(ctx, phase2Busy, time.Now())
+	defer phase2Time.done(ctx, time.Now())
 	var all []packed.Posting
 	var b []byte
 	var err error
@@ -50,9 +51,9 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 	}
 	slices.SortFunc(all, func(x, y packed.Posting) int {
 		if x.Shingle != y.Shingle {
-			return cmpU64(x.Shingle, y.Shingle)
+			return cmp.Compare(x.Shingle, y.Shingle)
 		}
-		return cmpU64(x.Doc, y.Doc)
+		return cmp.Compare(x.Doc, y.Doc)
 	})
 	var out []byte
 	var distinct, shared, dropped int64

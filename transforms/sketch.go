@@ -24,7 +24,7 @@ var (
 	docsTooShort = beam.NewCounter(Namespace, "docs_too_short")
 	shinglesSeen = beam.NewCounter(Namespace, "shingles")
 	sketchValues = beam.NewCounter(Namespace, "sketch_values")
-	phase1Busy   = busy("phase1_sketch")
+	phase1Time   = newPhaseTimer("phase1_sketch")
 )
 
 func init() {
@@ -58,7 +58,7 @@ type sketchFn struct {
 func (f *sketchFn) Setup() { f.h = fingerprint.New(f.Cfg.Seed) }
 
 func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch func(int, []byte)) error {
-	defer since(ctx, phase1Busy, time.Now())
+	defer phase1Time.done(ctx, time.Now())
 	parts := f.Cfg.Partitions
 	metas := make([][]tables.Doc, parts)
 	sketches := newBatcher(parts, emitSketch)

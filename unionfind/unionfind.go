@@ -17,6 +17,7 @@
 package unionfind
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -115,16 +116,7 @@ func (u *UF) Each(f func(id, root uint64)) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(x, y int32) int {
-		a, b := u.ids[x], u.ids[y]
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(u.ids[x], u.ids[y]) })
 	for _, i := range order {
 		f(u.ids[i], u.min[u.root(i)])
 	}

@@ -143,6 +143,7 @@ type Manifest struct {
 	Partitions  int                 `json:"partitions"`
 	Counts      map[string]int64    `json:"counts"`
 	BusyMS      map[string]int64    `json:"phase_busy_ms"`
+	WallMS      map[string]int64    `json:"phase_wall_ms"`
 	Tables      map[string][]string `json:"tables"`
 }
 
@@ -156,6 +157,7 @@ func NewManifest(flags map[string]string) *Manifest {
 		Flags:     flags,
 		Counts:    map[string]int64{},
 		BusyMS:    map[string]int64{},
+		WallMS:    map[string]int64{},
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {
@@ -179,6 +181,12 @@ func (m *Manifest) AddMetrics(res metrics.Results) {
 			continue
 		}
 		m.Counts[c.Name()] += c.Result()
+	}
+	for _, d := range res.AllMetrics().Distributions() {
+		if phase, ok := strings.CutSuffix(d.Name(), "_clock_ms"); ok && d.Namespace() == "neardup" {
+			v := d.Result()
+			m.WallMS[phase] = max(m.WallMS[phase], v.Max-v.Min)
+		}
 	}
 }
 
