@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,28 +220,45 @@ func TestDebianCopyright(t *testing.T) {
 
 	// Estimated resemblance against exact Jaccard of the full shingle sets.
 	sets := shingleSets(fingerprint.New(cfg.Seed), texts, cfg.ShingleWords)
-	var sumErr float64
-	var bad int
-	for _, p := range r.pairs {
-		exact := sketch.Jaccard(sets[p.DocA], sets[p.DocB])
-		e := p.Resemblance - exact
-		if e < 0 {
-			e = -e
-		}
-		sumErr += e
-		if e > 0.25 {
-			bad++
-		}
-	}
 	if len(r.pairs) == 0 {
 		t.Fatal("no pairs reached phase 4")
 	}
-	mean := sumErr / float64(len(r.pairs))
-	t.Logf("%d pairs, %d linked clusters; mean |estimate - exact| = %.3f, %d off by > 0.25", len(r.pairs), len(r.clusters), mean, bad)
-	if mean > 0.08 {
-		t.Errorf("mean |estimated - exact resemblance| = %.3f over %d pairs, want <= 0.08", mean, len(r.pairs))
+	// The estimate must track the exact resemblance within its sampling
+	// error: MOD_m samples the union of the two shingle sets, so with u
+	// values in the union of the sketches the standard error is about
+	// sqrt(J(1-J)/u). Linked pairs are selected for high estimates, so with
+	// tiny sketches (short texts: MOD_25 keeps 1 in 25 shingles) some are
+	// lucky fluctuations, Broder's warning about short documents; they are
+	// counted, not failed.
+	var sumErr float64
+	var checked, outside, linked, linkedLow int
+	for _, p := range r.pairs {
+		exact := sketch.Jaccard(sets[p.DocA], sets[p.DocB])
+		e := math.Abs(p.Resemblance - exact)
+		sumErr += e
+		if u := float64(p.SketchSizeA + p.SketchSizeB - p.Shared); u >= 10 {
+			checked++
+			if se := max(math.Sqrt(exact*(1-exact)/u), 0.03); e > 3*se {
+				outside++
+			}
+		}
+		if p.Linked {
+			linked++
+			if exact < 0.3 {
+				linkedLow++
+			}
+		}
 	}
-	if float64(bad) > 0.05*float64(len(r.pairs)) {
-		t.Errorf("%d of %d pairs are off by more than 0.25", bad, len(r.pairs))
+	mean := sumErr / float64(len(r.pairs))
+	t.Logf("%d pairs, mean |estimate - exact| = %.3f; %d of %d pairs with sketch unions >= 10 outside 3 standard errors; %d linked, %d of them below exact resemblance 0.3",
+		len(r.pairs), mean, outside, checked, linked, linkedLow)
+	if mean > 0.05 {
+		t.Errorf("mean |estimated - exact resemblance| = %.3f over %d pairs, want <= 0.05", mean, len(r.pairs))
+	}
+	if checked < 1000 || float64(outside) > 0.01*float64(checked) {
+		t.Errorf("%d of %d estimates from sketch unions of 10 or more values fall outside 3 standard errors, want at most 1%%", outside, checked)
+	}
+	if linked < 100 || float64(linkedLow) > 0.1*float64(linked) {
+		t.Errorf("%d linked pairs, %d below exact resemblance 0.3; want at least 100 (deb-copyright is full of near-identical licenses) and at most 10%% false", linked, linkedLow)
 	}
 }

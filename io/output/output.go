@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -47,7 +48,7 @@ func Prepare(ctx context.Context, dir string, inputs []string) (*Dir, error) {
 		return nil, fmt.Errorf("no --output folder given")
 	}
 	for _, in := range inputs {
-		if strings.HasPrefix(in, strings.TrimSuffix(dir, "/")+"/") {
+		if within(in, dir) {
 			return nil, fmt.Errorf("output folder %s holds input file %s; choose another --output", dir, in)
 		}
 	}
@@ -108,6 +109,19 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		return err
 	}
 	return beamfs.WriteFile(ctx, beamfs.Join(d.Path, SuccessMarker), nil)
+}
+
+// within reports whether file lies below dir, comparing local paths in
+// absolute form so that "out" and "./out/x" match.
+func within(file, dir string) bool {
+	if beamfs.IsLocal(file) && beamfs.IsLocal(dir) {
+		f, err1 := filepath.Abs(file)
+		d, err2 := filepath.Abs(dir)
+		if err1 == nil && err2 == nil {
+			file, dir = f, d
+		}
+	}
+	return strings.HasPrefix(file, strings.TrimSuffix(dir, "/")+"/")
 }
 
 func writeEmpty(ctx context.Context, table, name string) error {

@@ -78,4 +78,8 @@ func TestPrepareRefusesOutputHoldingInput(t *testing.T) {
 	if _, err := Prepare(context.Background(), dir, []string{filepath.Join(dir, "crawl.parquet")}); err == nil {
 		t.Error("Prepare accepted an output folder that holds an input file")
 	}
+	t.Chdir(dir)
+	if _, err := Prepare(context.Background(), ".", []string{"crawl/a.parquet"}); err == nil {
+		t.Error("Prepare accepted a relative output folder that holds a relative input file")
+	}
 }
