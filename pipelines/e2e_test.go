@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
@@ -28,34 +29,43 @@ func defaultConfig() transforms.Config {
 		ShingleWords:   10,
 		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
 		MaxShingleDocs: 1000,
-		Threshold:      0.5,
+		Policy:         policy.Default,
 		Seed:           fingerprint.DefaultSeed,
 	}
 }
 
 // result is an output folder read back.
 type result struct {
-	dir      string
-	manifest *output.Manifest
-	docs     []tables.Doc
-	clusters []tables.Cluster
-	pairs    []tables.Pair
-	byID     map[string]*tables.Doc // by the input's id column
-	byDocID  map[int64]*tables.Doc
+	dir       string
+	manifest  *output.Manifest
+	docs      []tables.Doc
+	clusters  []tables.Cluster
+	pairs     []tables.Pair
+	contained []tables.Contained
+	policy    policy.Policy
+	byID      map[string]*tables.Doc // by the input's id column
+	byDocID   map[int64]*tables.Doc
 }
 
 func run(t *testing.T, input string, cfg transforms.Config) *result {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := Run(ctx, Options{Input: input, Output: dir, Config: cfg})
+	m, err := Run(context.Background(), Options{Input: input, Output: dir, Config: cfg})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	return readResult(t, dir, m, cfg.Policy)
+}
+
+// readResult reads back the tables of a finished output folder.
+func readResult(t *testing.T, dir string, m *output.Manifest, pol policy.Policy) *result {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := os.Stat(filepath.Join(dir, output.SuccessMarker)); err != nil {
 		t.Fatalf("no success marker: %v", err)
 	}
-	r := &result{dir: dir, manifest: m, byID: map[string]*tables.Doc{}, byDocID: map[int64]*tables.Doc{}}
+	var err error
+	r := &result{dir: dir, manifest: m, policy: pol, byID: map[string]*tables.Doc{}, byDocID: map[int64]*tables.Doc{}}
 	if r.docs, err = tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable); err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +73,9 @@ func run(t *testing.T, input string, cfg transforms.Config) *result {
 		t.Fatal(err)
 	}
 	if r.pairs, err = tables.ReadTable[tables.Pair](ctx, dir, tables.PairsTable); err != nil {
+		t.Fatal(err)
+	}
+	if r.contained, err = tables.ReadTable[tables.Contained](ctx, dir, tables.ContainedTable); err != nil {
 		t.Fatal(err)
 	}
 	for i := range r.docs {
@@ -136,6 +149,9 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 			copies[*d.ClusterID]++
 		}
 	}
+	if want := tables.ContainedRows(r.pairs, r.policy.ContainedThreshold()); len(want) != len(r.contained) {
+		t.Errorf("contained has %d rows, the pairs table implies %d", len(r.contained), len(want))
+	}
 	if len(r.clusters) != len(members) {
 		t.Errorf("clusters has %d rows, docs name %d clusters", len(r.clusters), len(members))
 	}
@@ -159,8 +175,12 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 		if p.Linked && (a.ClusterID == nil || b.ClusterID == nil || *a.ClusterID != *b.ClusterID) {
 			t.Errorf("linked pair %d-%d not in one cluster", p.DocA, p.DocB)
 		}
-		if p.Linked != (p.Resemblance >= 0.5) {
-			t.Errorf("pair %d-%d: linked %v at resemblance %.3f", p.DocA, p.DocB, p.Linked, p.Resemblance)
+		e := policy.Estimates{Shared: int(p.Shared), Resemblance: p.Resemblance, AInB: p.ContainmentAInB, BInA: p.ContainmentBInA}
+		if p.Linked != r.policy.Links(e) {
+			t.Errorf("pair %d-%d: linked %v at resemblance %.3f under %v", p.DocA, p.DocB, p.Linked, p.Resemblance, r.policy)
+		}
+		if !policy.Keep(e, p.Linked) {
+			t.Errorf("pair %d-%d should not be in the pairs table", p.DocA, p.DocB)
 		}
 	}
 }

@@ -7,6 +7,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -64,6 +65,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		cfg.Partitions = AutoPartitions(total)
 	}
 	m.Partitions = cfg.Partitions
+	m.Settings = Settings(cfg)
 
 	out, err := output.Prepare(ctx, opt.Output, files)
 	if err != nil {
@@ -85,6 +87,24 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// Settings lists the effective settings of cfg for the manifest; recluster
+// reads them back.
+func Settings(cfg transforms.Config) map[string]string {
+	eq := "identical"
+	if cfg.Lexical {
+		eq = "lexical"
+	}
+	return map[string]string{
+		"sketch":           cfg.Sketch.String(),
+		"policy":           cfg.Policy.String(),
+		"shingle_words":    strconv.Itoa(cfg.ShingleWords),
+		"max_shingle_docs": strconv.Itoa(cfg.MaxShingleDocs),
+		"equivalence":      eq,
+		"seed":             strconv.FormatUint(cfg.Seed, 10),
+		"partitions":       strconv.Itoa(cfg.Partitions),
+	}
 }
 
 // AutoPartitions sizes the hash partitions of every shuffle from the input

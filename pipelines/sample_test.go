@@ -69,6 +69,11 @@ func TestSampleCrawl(t *testing.T) {
 		return d
 	}
 
+	contained := map[[2]int64]bool{}
+	for _, c := range r.contained {
+		contained[[2]int64{c.Contained, c.Container}] = true
+	}
+	var excerpts, excerptsFound int
 	// Linked pair fraction per near-copy level.
 	linked := map[float64][2]int{}
 	for _, g := range tr.Groups {
@@ -114,6 +119,10 @@ func TestSampleCrawl(t *testing.T) {
 			if sameCluster(container, excerpt) {
 				t.Errorf("%s: excerpt %d clustered with its container %d at resemblance %.2f", g.Group, excerpt.DocID, container.DocID, g.Pairs[0].Resemblance)
 			}
+			excerpts++
+			if contained[[2]int64{excerpt.DocID, container.DocID}] {
+				excerptsFound++
+			}
 		case "boilerplate":
 			seen := map[int64]string{}
 			for _, m := range g.Members {
@@ -125,6 +134,12 @@ func TestSampleCrawl(t *testing.T) {
 				}
 			}
 		}
+	}
+	// Excerpts of 60 to 200 words keep 2 to 8 values in a MOD_25 sketch:
+	// most, not all, estimate at containment 0.8 or more.
+	t.Logf("excerpts found contained in their container: %d of %d", excerptsFound, excerpts)
+	if excerpts == 0 || float64(excerptsFound) < 0.6*float64(excerpts) {
+		t.Errorf("only %d of %d planted excerpts are in the contained table", excerptsFound, excerpts)
 	}
 	for level, c := range linked {
 		t.Logf("near copies at resemblance %.2f: %d of %d pairs clustered", level, c[0], c[1])

@@ -15,13 +15,14 @@ import (
 )
 
 var (
-	docsWritten     = beam.NewCounter(Namespace, "docs_written")
-	docsClustered   = beam.NewCounter(Namespace, "docs_in_clusters")
-	docsAlone       = beam.NewCounter(Namespace, "docs_alone")
-	docsNotSketched = beam.NewCounter(Namespace, "docs_empty_or_rejected")
-	clustersWritten = beam.NewCounter(Namespace, "clusters_written")
-	pairsWritten    = beam.NewCounter(Namespace, "pairs_written")
-	outputTime      = newPhaseTimer("output")
+	docsWritten      = beam.NewCounter(Namespace, "docs_written")
+	docsClustered    = beam.NewCounter(Namespace, "docs_in_clusters")
+	docsAlone        = beam.NewCounter(Namespace, "docs_alone")
+	docsNotSketched  = beam.NewCounter(Namespace, "docs_empty_or_rejected")
+	clustersWritten  = beam.NewCounter(Namespace, "clusters_written")
+	pairsWritten     = beam.NewCounter(Namespace, "pairs_written")
+	containedWritten = beam.NewCounter(Namespace, "contained_written")
+	outputTime       = newPhaseTimer("output")
 )
 
 func init() {
@@ -132,9 +133,11 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	return nil
 }
 
-// WritePairs takes the pairs-table rows of Cluster and writes one pairs shard
-// per pair partition under Config.TempDir. It returns PCollection<string> of
-// the shard files written.
+// WritePairs takes the pairs-table rows of Cluster and writes, per pair
+// partition, one pairs shard and one contained shard (the pairs where one
+// document is contained in the other at least at the policy's containment
+// threshold, policy.DefaultContained when it has none) under
+// Config.TempDir. It returns PCollection<string> of the shard files written.
 func WritePairs(s beam.Scope, rows beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("WritePairs")
 	return beam.ParDo(s, &writePairsFn{Cfg: cfg}, rows)
@@ -154,5 +157,13 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 	}
 	pairsWritten.Inc(ctx, int64(len(rows)))
 	emit(name)
+	if contained := tables.ContainedRows(rows, f.Cfg.Policy.ContainedThreshold()); len(contained) > 0 {
+		name := beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, tables.ShardName(part))
+		if err := tables.Write(ctx, name, contained); err != nil {
+			return err
+		}
+		containedWritten.Inc(ctx, int64(len(contained)))
+		emit(name)
+	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/unionfind"
 )
@@ -48,21 +49,31 @@ func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64
 }
 
 // Cluster is phase 4. It takes the counted pairs of PairCount and the
-// identical copies of Identical. Each pair is estimated; pairs at or above
-// Config.Threshold link their documents, and a union-find over the links and
-// the copies gives the connected components, the clusters, each named by its
-// smallest doc ID. It returns pairRows, PCollection<KV<int, []byte>> of
-// pairs-table rows per pair partition (every linked pair and every other
-// pair sharing at least 2 shingles); assignments, PCollection<KV<int,
-// []byte>> of packed.Assignment batches keyed by doc partition; and stats,
-// PCollection<KV<int, []byte>> of packed.ClusterStat batches keyed by the
-// doc partition of the cluster's ID.
+// identical copies of Identical. Each pair is estimated and Config.Policy
+// decides whether it links its documents; Components then gives the
+// connected components of the links and copies, the clusters. It returns
+// pairRows, PCollection<KV<int, []byte>> of pairs-table rows per pair
+// partition (see policy.Keep for which pairs), and the assignments and stats
+// of Components.
 func Cluster(s beam.Scope, pairs, copies beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
 	pairRows, links := beam.ParDo2(s, &estimateFn{Cfg: cfg}, pairs)
-	edges := beam.GroupByKey(s, beam.Flatten(s, links, copies))
-	assignments, stats = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, edges)
+	assignments, stats = Components(s, cfg, links, copies)
 	return pairRows, assignments, stats
+}
+
+// Components is the union-find of phase 4. It takes PCollections of
+// KV<int, []byte> packed.Edge batches under key 0 (links and identical
+// copies) and returns assignments, PCollection<KV<int, []byte>> of
+// packed.Assignment batches keyed by doc partition, one for every document
+// in a cluster, and stats, PCollection<KV<int, []byte>> of
+// packed.ClusterStat batches keyed by the doc partition of the cluster's
+// ID. Each cluster is named by its smallest doc ID, whatever the order of
+// the edges.
+func Components(s beam.Scope, cfg Config, edges ...beam.PCollection) (assignments, stats beam.PCollection) {
+	s = s.Scope("Components")
+	grouped := beam.GroupByKey(s, beam.Flatten(s, edges...))
+	return beam.ParDo2(s, &unionFindFn{Cfg: cfg}, grouped)
 }
 
 type estimateFn struct{ Cfg Config }
@@ -78,12 +89,13 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	var nLinks int64
 	for _, p := range pairs {
 		res, aInB, bInA := Estimate(p, f.Cfg.Sketch)
-		linked := res >= f.Cfg.Threshold
+		e := policy.Estimates{Shared: int(p.Count), Resemblance: res, AInB: aInB, BInA: bInA}
+		linked := f.Cfg.Policy.Links(e)
 		if linked {
 			links.add(0, packed.Edge{A: p.A, B: p.B, Resemblance: res})
 			nLinks++
 		}
-		if linked || p.Count >= 2 {
+		if policy.Keep(e, linked) {
 			rows = append(rows, tables.Pair{
 				DocA: int64(p.A), DocB: int64(p.B), Shared: int32(p.Count),
 				SketchSizeA: int32(p.SizeA), SketchSizeB: int32(p.SizeB),

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -23,14 +24,14 @@ import (
 // all its fields are exported and plain.
 type Config struct {
 	Columns        crawl.Columns
-	ShingleWords   int         // w, words per shingle
-	Sketch         sketch.Spec // MOD_m or MIN_s
-	Lexical        bool        // the identical shortcut keys on the canonical token stream
-	MaxShingleDocs int         // shingles in more documents than this are dropped
-	Threshold      float64     // resemblance at or above this links two documents
-	Partitions     int         // hash partitions of every shuffle
-	Seed           uint64      // fingerprint seed
-	TempDir        string      // where table shards are written before the launcher publishes them
+	ShingleWords   int           // w, words per shingle
+	Sketch         sketch.Spec   // MOD_m or MIN_s
+	Lexical        bool          // the identical shortcut keys on the canonical token stream
+	MaxShingleDocs int           // shingles in more documents than this are dropped
+	Policy         policy.Policy // which pairs link
+	Partitions     int           // hash partitions of every shuffle
+	Seed           uint64        // fingerprint seed
+	TempDir        string        // where table shards are written before the launcher publishes them
 }
 
 // Namespace is the metrics namespace of every neardup counter.

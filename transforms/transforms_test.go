@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -71,7 +72,7 @@ func postingsOf(sketches map[uint64][]uint64, cfg Config) []keyed {
 }
 
 func testConfig() Config {
-	return Config{ShingleWords: 10, Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 3, Threshold: 0.5, Partitions: 3}
+	return Config{ShingleWords: 10, Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 3, Policy: policy.Default, Partitions: 3}
 }
 
 func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {

@@ -4,6 +4,11 @@
 //
 //	go run ./cmd/runner --input 'testdata/crawl/*.parquet' --output /tmp/neardup-out
 //
+// With "recluster" first it redoes only the final phase of an earlier run
+// under another policy, from that run's tables:
+//
+//	go run ./cmd/runner recluster --from /tmp/neardup-out --policy containment:0.8 --output /tmp/contained
+//
 // It runs on the embedded Prism runner unless Beam's --runner flag says
 // otherwise; every Beam flag (--runner, --endpoint, --environment_type, ...)
 // passes through.
@@ -11,6 +16,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -20,7 +26,9 @@ import (
 
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/pipelines"
+	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -37,59 +45,157 @@ var (
 	sketchFlag     = flag.String("sketch", "mod:25", "sketch: mod:M keeps fingerprints that are 0 mod M (Broder's MOD_m); min:N keeps the N smallest (MIN_s)")
 	equivalence    = flag.String("equivalence", "identical", "what the identical-document shortcut merges: identical (same bytes) or lexical (same canonical tokens)")
 	maxShingleDocs = flag.Int("max-shingle-docs", 1000, "drop shingles found in more documents than this")
-	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked")
+	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked (shorthand for --policy resemblance:T)")
+	policyFlag     = flag.String("policy", "", "which pairs link: resemblance:T, containment:T (either document contained in the other), or both comma-separated (default resemblance:--threshold)")
+	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
 	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: one per 8 MiB of input, at least 4)")
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
 )
 
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
-	"date-column", "shingle-words", "sketch", "equivalence", "max-shingle-docs", "threshold", "partitions", "seed"}
+	"date-column", "shingle-words", "sketch", "equivalence", "max-shingle-docs", "threshold", "policy",
+	"partitions", "seed"}
+
+// reclusterFlags are the flags recluster takes besides Beam's.
+var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true}
+
+func init() {
+	flag.Usage = func() {
+		w := flag.CommandLine.Output()
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n\nneardup flags:\n")
+		for _, name := range append(ownFlags, "from") {
+			f := flag.Lookup(name)
+			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
+		}
+		fmt.Fprintf(w, "\nBeam's flags (--runner, --endpoint, --environment_type, ...) pass through; see the README.\n")
+	}
+}
 
 func main() {
+	recluster := len(os.Args) > 1 && os.Args[1] == "recluster"
+	if recluster {
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+	}
 	// Beam's worker mode re-enters main with its own flags: parse, then
 	// hand over to beam.Init before anything else happens.
 	flag.Parse()
 	beam.Init()
 
-	opt, err := options()
-	if err != nil {
+	ctx := context.Background()
+	var m *output.Manifest
+	var err error
+	if recluster {
+		var opt pipelines.ReclusterOptions
+		if opt, err = reclusterOptions(); err == nil {
+			m, err = pipelines.Recluster(ctx, opt)
+		}
+	} else {
+		var opt pipelines.Options
+		if opt, err = options(); err == nil {
+			m, err = pipelines.Run(ctx, opt)
+		}
+	}
+	if errors.Is(err, errUsage) {
 		fmt.Fprintln(os.Stderr, "neardup:", err)
 		flag.Usage()
 		os.Exit(2)
 	}
-	m, err := pipelines.Run(context.Background(), opt)
 	if err != nil {
 		log.Fatalf("neardup: %v", err)
 	}
 	c := m.Counts
 	fmt.Printf("neardup: %d documents (%d ok, %d too short, %d empty) in %d files, %.1f MB\n",
 		c["docs"], c["docs_ok"], c["docs_too_short"], c["docs_empty"], len(m.Inputs), float64(m.InputBytes)/1e6)
-	fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
-		c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
+	if recluster {
+		fmt.Printf("neardup: reclustered %s under %s: %d identical copies, %d linked pairs\n",
+			m.ReclusterFrom, m.Settings["policy"], c["identical_skipped"], c["links"])
+	} else {
+		fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
+			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
+	}
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])
 	fmt.Printf("neardup: accounting: %d input rows = %d docs rows = %d clustered + %d alone + %d empty or rejected\n",
 		c["docs"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, *outputDir)
 }
 
+var errUsage = errors.New("usage")
+
+func usage(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}
+
+// linkPolicy is --policy, or --threshold's resemblance policy.
+func linkPolicy(set map[string]bool) (policy.Policy, error) {
+	if *policyFlag == "" {
+		if *threshold <= 0 || *threshold > 1 {
+			return policy.Policy{}, usage("--threshold must be in (0, 1]")
+		}
+		return policy.Policy{Resemblance: *threshold}, nil
+	}
+	if set["threshold"] {
+		return policy.Policy{}, usage("give --policy or --threshold, not both")
+	}
+	p, err := policy.Parse(*policyFlag)
+	if err != nil {
+		return p, usage("--policy: %v", err)
+	}
+	return p, nil
+}
+
+// given collects the flags the user set, and records them with neardup's
+// own for the manifest.
+func given() (set map[string]bool, flags map[string]string) {
+	set = map[string]bool{}
+	flags = map[string]string{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true; flags[f.Name] = f.Value.String() })
+	return set, flags
+}
+
+func reclusterOptions() (pipelines.ReclusterOptions, error) {
+	var opt pipelines.ReclusterOptions
+	set, flags := given()
+	for _, name := range ownFlags {
+		if set[name] && !reclusterFlags[name] {
+			return opt, usage("recluster does not take --%s: it reuses the sketches and pairs of --from", name)
+		}
+	}
+	if *from == "" || *outputDir == "" {
+		return opt, usage("recluster needs --from and --output")
+	}
+	p, err := linkPolicy(set)
+	if err != nil {
+		return opt, err
+	}
+	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags}, nil
+}
+
 func options() (pipelines.Options, error) {
 	var opt pipelines.Options
+	set, flags := given()
+	if set["from"] {
+		return opt, usage("--from is for recluster: runner recluster --from DIR ...")
+	}
 	if *input == "" || *outputDir == "" {
-		return opt, fmt.Errorf("--input and --output are required")
+		return opt, usage("--input and --output are required")
 	}
 	spec, err := sketch.Parse(*sketchFlag)
 	if err != nil {
-		return opt, fmt.Errorf("--sketch: %w", err)
+		return opt, usage("--sketch: %v", err)
 	}
 	if *shingleWords < 1 {
-		return opt, fmt.Errorf("--shingle-words must be at least 1")
+		return opt, usage("--shingle-words must be at least 1")
 	}
-	if *threshold <= 0 || *threshold > 1 {
-		return opt, fmt.Errorf("--threshold must be in (0, 1]")
+	pol, err := linkPolicy(set)
+	if err != nil {
+		return opt, err
+	}
+	if pol.Containment > 0 && spec.Kind != sketch.Mod {
+		return opt, usage("a containment policy needs a mod:M sketch: %s cannot estimate containment", spec)
 	}
 	if *maxShingleDocs < 2 {
-		return opt, fmt.Errorf("--max-shingle-docs must be at least 2")
+		return opt, usage("--max-shingle-docs must be at least 2")
 	}
 	var lexical bool
 	switch *equivalence {
@@ -97,12 +203,9 @@ func options() (pipelines.Options, error) {
 	case "lexical":
 		lexical = true
 	default:
-		return opt, fmt.Errorf("--equivalence must be identical or lexical, not %q", *equivalence)
+		return opt, usage("--equivalence must be identical or lexical, not %q", *equivalence)
 	}
 	// The manifest records every neardup flag, and Beam's only where set.
-	set := map[string]bool{}
-	flags := map[string]string{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true; flags[f.Name] = f.Value.String() })
 	for _, name := range ownFlags {
 		flags[name] = flag.Lookup(name).Value.String()
 	}
@@ -119,7 +222,7 @@ func options() (pipelines.Options, error) {
 			Sketch:         spec,
 			Lexical:        lexical,
 			MaxShingleDocs: *maxShingleDocs,
-			Threshold:      *threshold,
+			Policy:         pol,
 			Partitions:     *partitions,
 			Seed:           *seed,
 		},

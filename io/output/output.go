@@ -132,6 +132,8 @@ func writeEmpty(ctx context.Context, table, name string) error {
 		return tables.Write[tables.Cluster](ctx, name, nil)
 	case tables.PairsTable:
 		return tables.Write[tables.Pair](ctx, name, nil)
+	case tables.ContainedTable:
+		return tables.Write[tables.Contained](ctx, name, nil)
 	}
 	return fmt.Errorf("unknown table %q", table)
 }
@@ -145,20 +147,25 @@ type Input struct {
 // Manifest records what a run did: its flags, inputs, counts per phase and
 // where the time went.
 type Manifest struct {
-	Tool        string              `json:"tool"`
-	Version     string              `json:"version"`
-	GoVersion   string              `json:"go_version"`
-	BeamVersion string              `json:"beam_version"`
-	StartedAt   string              `json:"started_at"`
-	WallSeconds float64             `json:"wall_seconds"`
-	Flags       map[string]string   `json:"flags"`
-	Inputs      []Input             `json:"inputs"`
-	InputBytes  int64               `json:"input_bytes"`
-	Partitions  int                 `json:"partitions"`
-	Counts      map[string]int64    `json:"counts"`
-	BusyMS      map[string]int64    `json:"phase_busy_ms"`
-	WallMS      map[string]int64    `json:"phase_wall_ms"`
-	Tables      map[string][]string `json:"tables"`
+	Tool        string            `json:"tool"`
+	Version     string            `json:"version"`
+	GoVersion   string            `json:"go_version"`
+	BeamVersion string            `json:"beam_version"`
+	StartedAt   string            `json:"started_at"`
+	WallSeconds float64           `json:"wall_seconds"`
+	Flags       map[string]string `json:"flags"`
+	// Settings are the effective settings of the run, whatever flags set them.
+	Settings map[string]string `json:"settings"`
+	// A recluster run names the output it read and that run's flags.
+	ReclusterFrom string              `json:"recluster_from,omitempty"`
+	SourceFlags   map[string]string   `json:"source_flags,omitempty"`
+	Inputs        []Input             `json:"inputs"`
+	InputBytes    int64               `json:"input_bytes"`
+	Partitions    int                 `json:"partitions"`
+	Counts        map[string]int64    `json:"counts"`
+	BusyMS        map[string]int64    `json:"phase_busy_ms"`
+	WallMS        map[string]int64    `json:"phase_wall_ms"`
+	Tables        map[string][]string `json:"tables"`
 }
 
 // NewManifest starts the manifest of a run with the given flags.
@@ -202,6 +209,23 @@ func (m *Manifest) AddMetrics(res metrics.Results) {
 			m.WallMS[phase] = max(m.WallMS[phase], v.Max-v.Min)
 		}
 	}
+}
+
+// ReadManifest reads the manifest of a finished output folder, refusing one
+// without _SUCCESS.
+func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
+	if ok, err := beamfs.Exists(ctx, beamfs.Join(dir, SuccessMarker)); err != nil || !ok {
+		return nil, fmt.Errorf("%s is not a finished neardup output (no %s): %v", dir, SuccessMarker, err)
+	}
+	b, err := beamfs.ReadFile(ctx, beamfs.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", beamfs.Join(dir, ManifestFile), err)
+	}
+	return &m, nil
 }
 
 // Finish records the wall time since start.

@@ -66,15 +66,43 @@ type Pair struct {
 	Linked          bool     `parquet:"linked"`
 }
 
+// Contained is one row of contained/: a document roughly contained in
+// another (Broder's containment estimate at or above the threshold), whether
+// or not the two are clustered.
+type Contained struct {
+	Contained   int64   `parquet:"contained_doc"`
+	Container   int64   `parquet:"container_doc"`
+	Containment float64 `parquet:"containment"`
+	Resemblance float64 `parquet:"resemblance"`
+	Shared      int32   `parquet:"shared"`
+	Linked      bool    `parquet:"linked"`
+}
+
+// ContainedRows derives the contained table's rows from pairs-table rows:
+// each direction whose containment is at least threshold.
+func ContainedRows(pairs []Pair, threshold float64) []Contained {
+	var out []Contained
+	for _, p := range pairs {
+		if p.ContainmentAInB != nil && *p.ContainmentAInB >= threshold {
+			out = append(out, Contained{p.DocA, p.DocB, *p.ContainmentAInB, p.Resemblance, p.Shared, p.Linked})
+		}
+		if p.ContainmentBInA != nil && *p.ContainmentBInA >= threshold {
+			out = append(out, Contained{p.DocB, p.DocA, *p.ContainmentBInA, p.Resemblance, p.Shared, p.Linked})
+		}
+	}
+	return out
+}
+
 // Table names, also the output sub-folders.
 const (
-	DocsTable     = "docs"
-	ClustersTable = "clusters"
-	PairsTable    = "pairs"
+	DocsTable      = "docs"
+	ClustersTable  = "clusters"
+	PairsTable     = "pairs"
+	ContainedTable = "contained"
 )
 
 // Tables lists every output table.
-var Tables = []string{DocsTable, ClustersTable, PairsTable}
+var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable}
 
 // ShardName is the file name of shard i of a table.
 func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }

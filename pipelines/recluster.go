@@ -1,0 +1,103 @@
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/transforms"
+)
+
+// ReclusterOptions is one recluster run: phase 4 again, under another
+// policy, from the tables of an earlier run.
+type ReclusterOptions struct {
+	From   string // a finished neardup output folder
+	Output string
+	Policy policy.Policy
+	Flags  map[string]string // as given, for the manifest
+}
+
+// BuildRecluster adds the recluster pipeline to scope s: the stored pairs
+// are linked again under cfg.Policy, and the stored docs, with their
+// identical copies, are clustered again.
+func BuildRecluster(s beam.Scope, pairShards, docShards []string, cfg transforms.Config) {
+	pairRows, links := transforms.Relink(s, pairShards, cfg)
+	meta, copies := transforms.ReadDocs(s, docShards, cfg)
+	assignments, stats := transforms.Components(s, cfg, links, copies)
+	transforms.WritePairs(s, pairRows, cfg)
+	transforms.Assemble(s, meta, assignments, stats, cfg)
+}
+
+// Recluster redoes only phase 4 of the run in opt.From under opt.Policy and
+// writes the same tables a full run with that policy would.
+func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, error) {
+	start := time.Now()
+	src, err := output.ReadManifest(ctx, opt.From)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Policy.Reclusterable(); err != nil {
+		return nil, err
+	}
+	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") {
+		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
+	}
+	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
+		return nil, fmt.Errorf("recluster writes a new output folder; --output must differ from --from")
+	}
+	list := func(table string) ([]string, error) {
+		shards, err := beamfs.List(ctx, beamfs.Join(opt.From, table, "*.parquet"))
+		if err == nil && len(shards) == 0 {
+			err = fmt.Errorf("%s has no %s table", opt.From, table)
+		}
+		return shards, err
+	}
+	pairShards, err := list(tables.PairsTable)
+	if err != nil {
+		return nil, err
+	}
+	docShards, err := list(tables.DocsTable)
+	if err != nil {
+		return nil, err
+	}
+	m := output.NewManifest(opt.Flags)
+	m.ReclusterFrom, m.SourceFlags, m.Inputs, m.InputBytes = opt.From, src.Flags, src.Inputs, src.InputBytes
+	cfg := transforms.Config{Policy: opt.Policy, Partitions: src.Partitions}
+	if cfg.Partitions <= 0 {
+		cfg.Partitions = AutoPartitions(src.InputBytes)
+	}
+	m.Partitions = cfg.Partitions
+	m.Settings = map[string]string{}
+	for k, v := range src.Settings {
+		m.Settings[k] = v
+	}
+	m.Settings["policy"] = opt.Policy.String()
+
+	out, err := output.Prepare(ctx, opt.Output, append(pairShards, docShards...))
+	if err != nil {
+		return nil, err
+	}
+	cfg.TempDir = out.TempDir
+	p, s := beam.NewPipelineWithRoot()
+	BuildRecluster(s, pairShards, docShards, cfg)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline failed: %w", err)
+	}
+	if res != nil {
+		m.AddMetrics(res.Metrics())
+	}
+	m.Finish(start)
+	if err := out.Publish(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,94 @@
+package pipelines
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/policy"
+)
+
+// sameTables compares two outputs as row sets (mean resemblance to rounding:
+// it sums floats in an order that may differ).
+func sameTables(t *testing.T, a, b *result) {
+	t.Helper()
+	for _, r := range []*result{a, b} {
+		slices.SortFunc(r.docs, func(x, y tables.Doc) int { return cmp.Compare(x.DocID, y.DocID) })
+		slices.SortFunc(r.clusters, func(x, y tables.Cluster) int { return cmp.Compare(x.ClusterID, y.ClusterID) })
+		slices.SortFunc(r.pairs, func(x, y tables.Pair) int {
+			return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB))
+		})
+		slices.SortFunc(r.contained, func(x, y tables.Contained) int {
+			return cmp.Or(cmp.Compare(x.Contained, y.Contained), cmp.Compare(x.Container, y.Container))
+		})
+	}
+	if !reflect.DeepEqual(a.docs, b.docs) {
+		t.Error("docs differ")
+	}
+	if !reflect.DeepEqual(a.pairs, b.pairs) {
+		t.Errorf("pairs differ (%d vs %d rows)", len(a.pairs), len(b.pairs))
+	}
+	if !reflect.DeepEqual(a.contained, b.contained) {
+		t.Errorf("contained differs (%d vs %d rows)", len(a.contained), len(b.contained))
+	}
+	if len(a.clusters) != len(b.clusters) {
+		t.Fatalf("%d clusters vs %d", len(a.clusters), len(b.clusters))
+	}
+	for i := range a.clusters {
+		x, y := a.clusters[i], b.clusters[i]
+		if x.MeanResemblance != nil && y.MeanResemblance != nil && math.Abs(*x.MeanResemblance-*y.MeanResemblance) < 1e-12 {
+			x.MeanResemblance = y.MeanResemblance
+		}
+		if !reflect.DeepEqual(x, y) {
+			t.Errorf("cluster %d differs: %+v vs %+v", x.ClusterID, x, y)
+		}
+	}
+}
+
+// TestReclusterMatchesFullRun: phase 4 redone from the stored tables under
+// another policy gives the tables a full run with that policy gives.
+func TestReclusterMatchesFullRun(t *testing.T) {
+	const input = "../testdata/crawl/*.parquet"
+	base := run(t, input, defaultConfig())
+	for _, spec := range []string{"containment:0.8", "resemblance:0.8", "resemblance:0.3,containment:0.9", "resemblance:0.5"} {
+		t.Run(spec, func(t *testing.T) {
+			pol, err := policy.Parse(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := defaultConfig()
+			cfg.Policy = pol
+			full := run(t, input, cfg)
+			checkInvariants(t, full, len(base.docs))
+
+			dir := t.TempDir()
+			m, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: dir, Policy: pol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			re := readResult(t, dir, m, pol)
+			checkInvariants(t, re, len(base.docs))
+			if m.Counts["pair_triplets"] != 0 || m.Counts["shingles"] != 0 {
+				t.Errorf("recluster recomputed phases 1-3: counts %v", m.Counts)
+			}
+			sameTables(t, full, re)
+			t.Logf("%s: %d clusters, %d linked pairs, %d contained rows", spec, len(re.clusters), m.Counts["links"], len(re.contained))
+		})
+	}
+}
+
+func TestReclusterRefusesWhatItCannotDoExactly(t *testing.T) {
+	base := run(t, "../testdata/crawl/*.parquet", defaultConfig())
+	for _, pol := range []policy.Policy{{Resemblance: 0.1}, {Containment: 0.3}} {
+		if _, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: t.TempDir(), Policy: pol}); err == nil {
+			t.Errorf("recluster accepted %v, below the floors the pairs table keeps", pol)
+		}
+	}
+	if _, err := Recluster(context.Background(), ReclusterOptions{From: t.TempDir(), Output: t.TempDir(), Policy: policy.Default}); err == nil {
+		t.Error("recluster accepted a folder that is not a finished output")
+	}
+}

@@ -1,0 +1,127 @@
+package transforms
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
+)
+
+func init() {
+	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
+	register.DoFn4x1[context.Context, string, func(int, []byte), func(int, []byte), error](&readDocsFn{})
+}
+
+// Relink redoes the linking of phase 4 from a stored pairs table, for
+// recluster: Broder's "repeat the final phase for each policy". It takes
+// the pairs shards of an earlier run and returns pairRows, PCollection<KV<int,
+// []byte>> of pairs-table rows per shard with linked decided by
+// Config.Policy, and links, PCollection<KV<int, []byte>> of packed.Edge
+// batches under key 0 for Components.
+func Relink(s beam.Scope, shards []string, cfg Config) (pairRows, links beam.PCollection) {
+	s = s.Scope("Relink")
+	in := make([]InputFile, len(shards))
+	for i, sh := range shards {
+		in[i] = InputFile{Index: i, Path: sh}
+	}
+	return beam.ParDo2(s, &relinkFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, in)))
+}
+
+type relinkFn struct{ Cfg Config }
+
+func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows, emitLinks func(int, []byte)) error {
+	defer phase4Time.done(ctx, time.Now())
+	rows, err := tables.Read[tables.Pair](ctx, shard.Path)
+	if err != nil {
+		return err
+	}
+	links := newBatcher(1, emitLinks)
+	kept := rows[:0]
+	var nLinks int64
+	for _, r := range rows {
+		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
+		r.Linked = f.Cfg.Policy.Links(e)
+		if r.Linked {
+			links.add(0, packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
+			nLinks++
+		}
+		if policy.Keep(e, r.Linked) {
+			kept = append(kept, r)
+		}
+	}
+	links.flush()
+	pairsLinked.Inc(ctx, nLinks)
+	pairsReported.Inc(ctx, int64(len(kept)))
+	if len(kept) > 0 {
+		b, err := tables.Encode(kept)
+		if err != nil {
+			return err
+		}
+		emitRows(shard.Index, b)
+	}
+	return nil
+}
+
+// ReadDocs reads a stored docs table for recluster. It takes the docs
+// shards of an earlier run and returns meta, PCollection<KV<int, []byte>>
+// of its rows with the cluster columns cleared, keyed by doc partition (as
+// Sketch returns them), and copies, PCollection<KV<int, []byte>> of
+// packed.Edge batches under key 0 joining each identical copy to its
+// representative (as Identical returns them).
+func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies beam.PCollection) {
+	s = s.Scope("ReadDocs")
+	return beam.ParDo2(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
+}
+
+type readDocsFn struct{ Cfg Config }
+
+func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies func(int, []byte)) error {
+	defer outputTime.done(ctx, time.Now())
+	docs, err := tables.Read[tables.Doc](ctx, shard)
+	if err != nil {
+		return err
+	}
+	parts := f.Cfg.Partitions
+	metas := make([][]tables.Doc, parts)
+	copies := newBatcher(1, emitCopies)
+	var nOK, nEmpty, nShort, nCopies int64
+	for _, d := range docs {
+		if d.IdenticalTo != nil {
+			copies.add(0, packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Copy: true})
+			nCopies++
+		}
+		switch d.Status {
+		case tables.StatusOK:
+			nOK++
+		case tables.StatusEmpty:
+			nEmpty++
+		case tables.StatusTooShort:
+			nShort++
+		}
+		d.ClusterID, d.IdenticalTo, d.IsRepresentative = nil, nil, false
+		p := packed.Partition(uint64(d.DocID), parts)
+		metas[p] = append(metas[p], d)
+	}
+	copies.flush()
+	for p, rows := range metas {
+		if len(rows) == 0 {
+			continue
+		}
+		b, err := tables.Encode(rows)
+		if err != nil {
+			return err
+		}
+		emitMeta(p, b)
+	}
+	docsRead.Inc(ctx, int64(len(docs)))
+	docsOK.Inc(ctx, nOK)
+	docsEmpty.Inc(ctx, nEmpty)
+	docsTooShort.Inc(ctx, nShort)
+	identicalSkipped.Inc(ctx, nCopies)
+	return nil
+}
