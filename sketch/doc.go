@@ -1,5 +1,6 @@
-// Package sketch implements Broder's two document sketches and the
-// estimators of resemblance and containment computed from them.
+// Package sketch implements Broder's two document sketches, the MinHash
+// sketch of today's locality-sensitive hashing tools, and the estimators
+// of resemblance and containment computed from them.
 //
 // Fix a shingle size w, let S(D) be the set of shingle fingerprints of
 // document D (package shingle), and treat the fingerprints as the values
@@ -19,13 +20,27 @@
 // c(A,B) = |S(A)∩S(B)| / |S(A)| of A in B. The paper's system used
 // MOD_25 with w = 10.
 //
-// A Spec names one of the two policies ("mod:25", "min:100") and Select
-// applies it. MIN_s sketches have a fixed size, which bounds the work per
-// document, but only estimate resemblance; MOD_m sketches grow with the
-// document (about |S(D)|/m elements) and also estimate containment, but
-// give short documents few samples or none (a document with fewer than
-// about m shingles often has an empty MOD_m sketch and then resembles
-// nothing).
+// A Spec names one of the policies ("mod:25", "min:100", "minhash:128")
+// and Select applies it. MIN_s sketches have a fixed size, which bounds
+// the work per document, but only estimate resemblance; MOD_m sketches
+// grow with the document (about |S(D)|/m elements) and also estimate
+// containment, but give short documents few samples or none (a document
+// with fewer than about m shingles often has an empty MOD_m sketch and
+// then resembles nothing).
+//
+// MinHash ("minhash:128") is the sketch that later work built on Broder's
+// min-wise idea: instead of the s smallest values under one permutation,
+// keep the smallest value under each of K independent permutations. Each
+// position agrees between two documents with probability r(A,B), so the
+// fraction of agreeing positions (MinHashResemblance) is an unbiased
+// estimate with standard error sqrt(r(1-r)/K), whatever the sizes of the
+// documents, and the sketch has exactly K values even for a document with
+// fewer than K shingles. It cannot estimate containment. Its values are
+// tagged with their positions (see Select) so that counting shared values,
+// as the pipeline does for every kind, counts agreeing positions; and the
+// untagged per-position minima (MinHashValues) are what LSH banding
+// (package supershingle) groups into bands. The cost is K hashes per
+// shingle instead of one.
 //
 // The estimator functions work from counts or ranks as well as from
 // sketches, because at web scale the sketches of a pair of documents are

@@ -18,36 +18,44 @@ const (
 	Mod Kind = iota + 1
 	// Min keeps the s smallest fingerprints (Broder's MIN_s).
 	Min
+	// MinHash keeps the minima of K independent hash functions, each
+	// tagged with its position (the sketch of today's LSH tools; see
+	// MinHashValues).
+	MinHash
 )
 
 // MaxMinN is the largest s of a Min sketch: ranks within a sketch are
 // carried as uint16 (see MinSharedInUnion).
 const MaxMinN = math.MaxUint16
 
-// String returns "mod" or "min".
+// String returns "mod", "min" or "minhash".
 func (k Kind) String() string {
 	switch k {
 	case Mod:
 		return "mod"
 	case Min:
 		return "min"
+	case MinHash:
+		return "minhash"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
 // Spec is a sketch policy: Mod with N=m (keep fingerprints that are 0 mod
-// m), or Min with N=s (keep the s smallest).
+// m), Min with N=s (keep the s smallest), or MinHash with N=K (keep the
+// minima of K hash functions).
 type Spec struct {
 	Kind Kind
 	N    int
 }
 
-// Parse reads "mod:25" or "min:100" (case-insensitive kind); errors name
-// the bad text. N must be >= 1 (and for min at most 65535).
+// Parse reads "mod:25", "min:100" or "minhash:128" (case-insensitive
+// kind); errors name the bad text. N must be >= 1 (and for min at most
+// 65535, for minhash at most MaxMinHashK).
 func Parse(s string) (Spec, error) {
 	kind, num, ok := strings.Cut(s, ":")
 	if !ok {
-		return Spec{}, fmt.Errorf("sketch: bad spec %q: want mod:M or min:S", s)
+		return Spec{}, fmt.Errorf("sketch: bad spec %q: want mod:M, min:S or minhash:K", s)
 	}
 	var spec Spec
 	switch {
@@ -55,8 +63,10 @@ func Parse(s string) (Spec, error) {
 		spec.Kind = Mod
 	case strings.EqualFold(kind, "min"):
 		spec.Kind = Min
+	case strings.EqualFold(kind, "minhash"):
+		spec.Kind = MinHash
 	default:
-		return Spec{}, fmt.Errorf("sketch: bad spec %q: unknown kind %q, want mod or min", s, kind)
+		return Spec{}, fmt.Errorf("sketch: bad spec %q: unknown kind %q, want mod, min or minhash", s, kind)
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil {
@@ -69,10 +79,10 @@ func Parse(s string) (Spec, error) {
 	return spec, nil
 }
 
-var errKind = errors.New("kind must be mod or min")
+var errKind = errors.New("kind must be mod, min or minhash")
 
 // Validate reports whether s is usable by Select: a known Kind and N >= 1
-// (at most MaxMinN for Min).
+// (at most MaxMinN for Min, MaxMinHashK for MinHash).
 func (s Spec) Validate() error {
 	switch s.Kind {
 	case Mod:
@@ -82,6 +92,10 @@ func (s Spec) Validate() error {
 	case Min:
 		if s.N < 1 || s.N > MaxMinN {
 			return fmt.Errorf("size %d is not in 1..%d", s.N, MaxMinN)
+		}
+	case MinHash:
+		if s.N < 1 || s.N > MaxMinHashK {
+			return fmt.Errorf("number of hash functions %d is not in 1..%d", s.N, MaxMinHashK)
 		}
 	default:
 		return errKind
@@ -94,16 +108,29 @@ func (s Spec) String() string { return s.Kind.String() + ":" + strconv.Itoa(s.N)
 
 // Select returns the sketch of a sorted, distinct set of shingle
 // fingerprints, sorted ascending, appended to dst[:0]. dst may be
-// shingles itself (shingles[:0]) to select in place, since the sketch is
-// built front to back and never gets ahead of its input. It panics if s is
-// not valid (see Validate); specs from Parse always are.
+// shingles itself (shingles[:0]) to select in place: Mod and Min sketches
+// are built front to back and never get ahead of their input, and MinHash
+// computes its minima in a scratch buffer first. It panics if s is not
+// valid (see Validate); specs from Parse always are.
+//
+// A MinHash sketch is the K values of MinHashValues, each tagged with its
+// position i as Mix(v ^ Mix(i + a fixed constant)), so that a value two
+// sketches share means "the same minimum at the same position": the same
+// minimum at different positions gives different tags. The intersection
+// of two documents' MinHash sketches (IntersectCount, or the shared
+// shingles the pipeline counts) is then the number of positions at which
+// they agree, up to 64-bit collisions, and MinHashResemblance turns it
+// into an estimate. An empty set has an empty sketch.
 func (s Spec) Select(dst, shingles []uint64) []uint64 {
 	if err := s.Validate(); err != nil {
 		panic("sketch: Select with invalid spec " + s.String() + ": " + err.Error())
 	}
 	dst = dst[:0]
-	if s.Kind == Min {
+	switch s.Kind {
+	case Min:
 		return append(dst, shingles[:min(s.N, len(shingles))]...)
+	case MinHash:
+		return minHashSelect(dst, shingles, s.N)
 	}
 	div := newDivisor(uint64(s.N))
 	for _, x := range shingles {

@@ -22,6 +22,9 @@ func TestParse(t *testing.T) {
 		{"MOD:1", Spec{Mod, 1}, "mod:1"},
 		{"Min:65535", Spec{Min, 65535}, "min:65535"},
 		{"mod:1000000007", Spec{Mod, 1000000007}, "mod:1000000007"},
+		{"minhash:128", Spec{MinHash, 128}, "minhash:128"},
+		{"MinHash:1", Spec{MinHash, 1}, "minhash:1"},
+		{"MINHASH:4096", Spec{MinHash, MaxMinHashK}, "minhash:4096"},
 	} {
 		got, err := Parse(tc.in)
 		if err != nil || got != tc.want {
@@ -41,6 +44,7 @@ func TestParseErrors(t *testing.T) {
 	for _, in := range []string{
 		"", "mod", "mod25", "mod:", "mod:x", "mod:0", "mod:-3", "min:0",
 		"min:65536", "max:10", "mod:2.5", " mod:25", "mod:25 ", "mod:25:1",
+		"minhash:0", "minhash:4097", "minhash:", "minhash", "min-hash:8", "minhash:-1",
 	} {
 		_, err := Parse(in)
 		if err == nil {
@@ -140,7 +144,7 @@ func TestSelectMin(t *testing.T) {
 
 func TestSelectInPlace(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	for _, spec := range []Spec{{Mod, 3}, {Mod, 1}, {Min, 5}, {Min, 1000}} {
+	for _, spec := range []Spec{{Mod, 3}, {Mod, 1}, {Min, 5}, {Min, 1000}, {MinHash, 7}, {MinHash, 600}} {
 		for range 100 {
 			in := randomSet(r, r.IntN(300), 1000)
 			want := spec.Select(nil, in)
@@ -153,7 +157,7 @@ func TestSelectInPlace(t *testing.T) {
 }
 
 func TestSelectInvalidPanics(t *testing.T) {
-	for _, s := range []Spec{{}, {Mod, 0}, {Min, 0}, {Min, 70000}, {7, 5}} {
+	for _, s := range []Spec{{}, {Mod, 0}, {Min, 0}, {Min, 70000}, {7, 5}, {MinHash, 0}, {MinHash, MaxMinHashK + 1}} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -29,9 +29,18 @@ type Config struct {
 	Lexical        bool          // the identical shortcut keys on the canonical token stream
 	MaxShingleDocs int           // shingles in more documents than this are dropped
 	Policy         policy.Policy // which pairs link
-	Partitions     int           // hash partitions of every shuffle
-	Seed           uint64        // fingerprint seed
-	TempDir        string        // where table shards are written before the launcher publishes them
+	// SuperShingle selects Broder's super-shingle shortcut instead of
+	// phases 2 and 3: documents sharing a super-shingle are candidates.
+	// SuperSize values per super-shingle for mod/min sketches; Bands bands
+	// of a minhash sketch. Verify keeps a candidate link only if the
+	// sketch estimate also satisfies Policy.
+	SuperShingle bool
+	SuperSize    int
+	Bands        int
+	Verify       bool
+	Partitions   int    // hash partitions of every shuffle
+	Seed         uint64 // fingerprint seed
+	TempDir      string // where table shards are written before the launcher publishes them
 }
 
 // Namespace is the metrics namespace of every neardup counter.
