@@ -96,12 +96,15 @@ func AppendPairs(dst []Pair, b []byte) ([]Pair, error) {
 }
 
 // Sketch is one document's entry to the identical-document shortcut: the
-// fingerprint that decides identity, the doc, and its sketch. Docs with no
-// shingles still take part (identical short pages are still copies).
+// fingerprint that decides identity, the doc, its sketch and, in
+// super-shingle mode, its super-shingles. Docs with no shingles still take
+// part (identical short pages are still copies). The super-shingle mode's
+// sketch join reuses the record with Key and Doc naming a candidate pair.
 type Sketch struct {
 	Key    uint64
 	Doc    uint64
 	Values []uint64
+	Supers []uint64
 }
 
 // Append appends the encoding of s to b.
@@ -109,33 +112,44 @@ func (s Sketch) Append(b []byte) []byte {
 	b = le.AppendUint64(b, s.Key)
 	b = le.AppendUint64(b, s.Doc)
 	b = le.AppendUint32(b, uint32(len(s.Values)))
+	b = le.AppendUint32(b, uint32(len(s.Supers)))
 	for _, v := range s.Values {
+		b = le.AppendUint64(b, v)
+	}
+	for _, v := range s.Supers {
 		b = le.AppendUint64(b, v)
 	}
 	return b
 }
 
-// AppendSketches decodes the sketches in b and appends them to dst. The
-// Values slices share one backing array per call.
+// AppendSketches decodes the sketches in b and appends them to dst.
 func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
 	for len(b) > 0 {
-		if len(b) < 20 {
+		if len(b) < 24 {
 			return dst, fmt.Errorf("packed: truncated sketch record (%d bytes left)", len(b))
 		}
 		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:])}
-		n := int(le.Uint32(b[16:]))
-		b = b[20:]
-		if len(b) < 8*n {
-			return dst, fmt.Errorf("packed: truncated sketch record: %d values, %d bytes left", n, len(b))
+		n, m := int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
+		b = b[24:]
+		if len(b) < 8*(n+m) {
+			return dst, fmt.Errorf("packed: truncated sketch record: %d+%d values, %d bytes left", n, m, len(b))
 		}
-		s.Values = make([]uint64, n)
-		for i := range s.Values {
-			s.Values[i] = le.Uint64(b[8*i:])
-		}
-		b = b[8*n:]
+		s.Values, b = readUint64s(b, n)
+		s.Supers, b = readUint64s(b, m)
 		dst = append(dst, s)
 	}
 	return dst, nil
+}
+
+func readUint64s(b []byte, n int) ([]uint64, []byte) {
+	if n == 0 {
+		return nil, b
+	}
+	vs := make([]uint64, n)
+	for i := range vs {
+		vs[i] = le.Uint64(b[8*i:])
+	}
+	return vs, b[8*n:]
 }
 
 // Edge is a union-find input: a link of phase 4 (Resemblance set, Copy

@@ -2,6 +2,8 @@ package pipelines
 
 import (
 	"testing"
+
+	"github.com/neardup/neardup/transforms"
 )
 
 func TestHTMLInput(t *testing.T) {
@@ -54,7 +56,7 @@ func TestHTMLInput(t *testing.T) {
 func TestLexicalEquivalence(t *testing.T) {
 	tr := readTruth(t, "../testdata/crawl/truth.json")
 	cfg := defaultConfig()
-	cfg.Lexical = true
+	cfg.Equivalence = transforms.Lexical
 	r := run(t, "../testdata/crawl/*.parquet", cfg)
 	checkInvariants(t, r, tr.Totals.TotalRows)
 	var lexical int
@@ -76,5 +78,54 @@ func TestLexicalEquivalence(t *testing.T) {
 	}
 	if got, min := r.manifest.Counts["identical_skipped"], int64(130+lexical); got < min {
 		t.Errorf("%d copies skipped with lexical equivalence, want at least %d", got, min)
+	}
+}
+
+// TestEquivalenceLevels: Broder's identical, lexically equivalent and
+// shingle-equivalent documents nest, each level's counts are in every
+// manifest, and the shortcut skips exactly the chosen level's copies.
+func TestEquivalenceLevels(t *testing.T) {
+	var counts []map[string]int64
+	for _, level := range transforms.Equivalences {
+		cfg := defaultConfig()
+		cfg.Equivalence = level
+		r := run(t, "../testdata/crawl/*.parquet", cfg)
+		c := r.manifest.Counts
+		if c["identical_skipped"] != c["equivalent_"+level+"_copies"] {
+			t.Errorf("%s: skipped %d copies, the %s level has %d", level, c["identical_skipped"], level, c["equivalent_"+level+"_copies"])
+		}
+		for _, d := range r.docs {
+			if d.IdenticalTo == nil {
+				continue
+			}
+			rep := r.byDocID[*d.IdenticalTo]
+			switch level {
+			case transforms.IdenticalContent:
+				if rep.ContentFingerprint != d.ContentFingerprint {
+					t.Errorf("%s: doc %d marked identical to %d with other content", level, d.DocID, rep.DocID)
+				}
+			case transforms.Lexical:
+				if rep.LexicalFingerprint != d.LexicalFingerprint {
+					t.Errorf("%s: doc %d marked lexically equivalent to %d with other tokens", level, d.DocID, rep.DocID)
+				}
+			case transforms.ShingleEquivalent:
+				if rep.SketchSize != d.SketchSize {
+					t.Errorf("%s: doc %d marked shingle-equivalent to %d with another sketch size", level, d.DocID, rep.DocID)
+				}
+			}
+		}
+		counts = append(counts, c)
+	}
+	for _, level := range transforms.Equivalences {
+		for _, kind := range []string{"groups", "copies"} {
+			name := "equivalent_" + level + "_" + kind
+			if counts[0][name] != counts[1][name] || counts[1][name] != counts[2][name] {
+				t.Errorf("%s differs between runs: %d %d %d", name, counts[0][name], counts[1][name], counts[2][name])
+			}
+		}
+	}
+	id, lex, sh := counts[0]["equivalent_identical_copies"], counts[0]["equivalent_lexical_copies"], counts[0]["equivalent_shingle_copies"]
+	if !(0 < id && id < lex && lex <= sh) {
+		t.Errorf("copies per level: identical %d, lexical %d, shingle %d; want 0 < identical < lexical <= shingle on the sample", id, lex, sh)
 	}
 }

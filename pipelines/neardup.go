@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -23,13 +24,19 @@ import (
 // cfg.TempDir; Run publishes them.
 func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	splits := transforms.ReadSplits(s, files, cfg)
-	meta, sketches := transforms.Sketch(s, splits, cfg)                       // phase 1
-	postings, copies := transforms.Identical(s, sketches, cfg)                // identical shortcut
-	lists := transforms.ShingleMerge(s, postings, cfg)                        // phase 2
-	pairs := transforms.PairCount(s, lists, cfg)                              // phase 3
+	meta, sketches, equiv := transforms.Sketch(s, splits, cfg)       // phase 1
+	postings, copies, reps := transforms.Identical(s, sketches, cfg) // identical shortcut
+	var pairs beam.PCollection
+	if cfg.SuperShingle {
+		pairs = transforms.SuperShingles(s, postings, reps, cfg) // instead of phases 2 and 3
+	} else {
+		lists := transforms.ShingleMerge(s, postings, cfg) // phase 2
+		pairs = transforms.PairCount(s, lists, cfg)        // phase 3
+	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
+	transforms.EquivalenceCounts(s, equiv, cfg)
 }
 
 // Options is one run of neardup.
@@ -92,19 +99,32 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 // Settings lists the effective settings of cfg for the manifest; recluster
 // reads them back.
 func Settings(cfg transforms.Config) map[string]string {
-	eq := "identical"
-	if cfg.Lexical {
-		eq = "lexical"
-	}
 	return map[string]string{
 		"sketch":           cfg.Sketch.String(),
 		"policy":           cfg.Policy.String(),
 		"shingle_words":    strconv.Itoa(cfg.ShingleWords),
 		"max_shingle_docs": strconv.Itoa(cfg.MaxShingleDocs),
-		"equivalence":      eq,
+		"equivalence":      cfg.Equivalence,
 		"seed":             strconv.FormatUint(cfg.Seed, 10),
 		"partitions":       strconv.Itoa(cfg.Partitions),
+		"mode":             mode(cfg),
 	}
+}
+
+// mode names the way pairs are found: Broder's phases 2 and 3, or
+// super-shingles with their parameters.
+func mode(cfg transforms.Config) string {
+	if !cfg.SuperShingle {
+		return "pairs"
+	}
+	m := "supershingle:" + strconv.Itoa(cfg.SuperSize)
+	if cfg.Sketch.Kind == sketch.MinHash {
+		m = "bands:" + strconv.Itoa(cfg.Bands)
+	}
+	if cfg.Verify {
+		m += ",verify"
+	}
+	return m
 }
 
 // AutoPartitions sizes the hash partitions of every shuffle from the input

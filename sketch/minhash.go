@@ -97,8 +97,16 @@ func minHashSelect(dst, shingles []uint64, k int) []uint64 {
 		return dst
 	}
 	var stack [512]uint64
-	vals := MinHashValues(stack[:0], shingles, k)
-	for i, v := range vals {
+	return TagMinHash(dst, MinHashValues(stack[:0], shingles, k))
+}
+
+// TagMinHash appends to dst[:0] the MinHash sketch (Select's result) of
+// per-position minima computed by MinHashValues, so a caller that needs
+// both the positions (for bands) and the sketch hashes the shingles once.
+// dst must not overlap values.
+func TagMinHash(dst, values []uint64) []uint64 {
+	dst = dst[:0]
+	for i, v := range values {
 		dst = append(dst, minHashTag(i, v))
 	}
 	slices.Sort(dst)

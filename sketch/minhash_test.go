@@ -356,3 +356,18 @@ func BenchmarkMinHashValues(b *testing.B) {
 		sink = dst
 	})
 }
+
+func TestTagMinHashIsSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	set := make([]uint64, 300)
+	for i := range set {
+		set[i] = rng.Uint64()
+	}
+	slices.Sort(set)
+	spec := Spec{Kind: MinHash, N: 64}
+	want := spec.Select(nil, set)
+	got := TagMinHash(nil, MinHashValues(nil, set, 64))
+	if !slices.Equal(got, want) {
+		t.Error("TagMinHash(MinHashValues(x)) differs from Select(x)")
+	}
+}

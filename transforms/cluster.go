@@ -32,10 +32,14 @@ func init() {
 
 // Estimate computes Broder's estimates for one counted pair: the resemblance
 // (MOD_m: shared/(|V(A)|+|V(B)|-shared); MIN_s: the share of the s smallest
-// of F(A)∪F(B) found in both) and, for MOD_m only, the containments of A in
-// B and of B in A. MIN_s sketches cannot estimate containment: nil then.
+// of F(A)∪F(B) found in both; MinHash: the share of agreeing positions)
+// and, for MOD_m only, the containments of A in B and of B in A. MIN_s and
+// MinHash sketches cannot estimate containment: nil then.
 func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64) {
-	if spec.Kind == sketch.Min {
+	switch spec.Kind {
+	case sketch.MinHash:
+		return sketch.MinHashResemblance(int(p.Count), spec.N), nil, nil
+	case sketch.Min:
 		union := min(spec.N, int(p.SizeA)+int(p.SizeB)-int(p.Count))
 		if union > 0 {
 			res = float64(p.MinShared) / float64(union)
@@ -90,7 +94,9 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	for _, p := range pairs {
 		res, aInB, bInA := Estimate(p, f.Cfg.Sketch)
 		e := policy.Estimates{Shared: int(p.Count), Resemblance: res, AInB: aInB, BInA: bInA}
-		linked := f.Cfg.Policy.Links(e)
+		// Super-shingle candidates link as Broder's shortcut has it, unless
+		// the sketch estimate must confirm them.
+		linked := f.Cfg.Policy.Links(e) || (f.Cfg.SuperShingle && !f.Cfg.Verify)
 		if linked {
 			links.add(0, packed.Edge{A: p.A, B: p.B, Resemblance: res})
 			nLinks++

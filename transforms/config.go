@@ -26,7 +26,7 @@ type Config struct {
 	Columns        crawl.Columns
 	ShingleWords   int           // w, words per shingle
 	Sketch         sketch.Spec   // MOD_m or MIN_s
-	Lexical        bool          // the identical shortcut keys on the canonical token stream
+	Equivalence    string        // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
 	MaxShingleDocs int           // shingles in more documents than this are dropped
 	Policy         policy.Policy // which pairs link
 	// SuperShingle selects Broder's super-shingle shortcut instead of
@@ -42,6 +42,17 @@ type Config struct {
 	Seed         uint64 // fingerprint seed
 	TempDir      string // where table shards are written before the launcher publishes them
 }
+
+// Broder's three levels of equivalence, each found with one fingerprint:
+// of the raw content, of the canonical token stream, or of the sketch.
+const (
+	IdenticalContent  = "identical"
+	Lexical           = "lexical"
+	ShingleEquivalent = "shingle"
+)
+
+// Equivalences lists the levels, coarsest last.
+var Equivalences = []string{IdenticalContent, Lexical, ShingleEquivalent}
 
 // Namespace is the metrics namespace of every neardup counter.
 const Namespace = "neardup"

@@ -21,27 +21,32 @@ var (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&identicalFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), error](&identicalFn{})
 	register.Iter1[[]byte]()
 }
 
 // Identical is Broder's identical-document shortcut. It takes the sketches
 // of Sketch, groups documents by the fingerprint that decides identity (the
-// raw content, or with Config.Lexical the canonical token stream) and keeps
+// raw content; with Config.Equivalence lexical the canonical token stream;
+// with shingle the sketch, falling back to the token stream for documents
+// with an empty sketch, which are not all alike) and keeps
 // the lowest doc ID of each group as its representative. It returns
 // postings, PCollection<KV<int, []byte>> of the representatives' packed.Posting
-// batches keyed by shingle partition (the input of phase 2), and copies,
-// PCollection<KV<int, []byte>> of packed.Edge batches (Copy set) joining each
-// skipped copy to its representative, all under key 0 for the union-find.
-func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, copies beam.PCollection) {
+// batches keyed by shingle partition (the input of phase 2; in super-shingle
+// mode their super-shingles instead); copies, PCollection<KV<int, []byte>>
+// of packed.Edge batches (Copy set) joining each skipped copy to its
+// representative, all under key 0 for the union-find; and, in super-shingle
+// mode only, reps, PCollection<KV<int, []byte>> of the representatives'
+// packed.Sketch batches keyed by doc partition, for the sketch join.
+func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, copies, reps beam.PCollection) {
 	s = s.Scope("Identical")
 	grouped := beam.GroupByKey(s, sketches)
-	return beam.ParDo2(s, &identicalFn{Cfg: cfg}, grouped)
+	return beam.ParDo3(s, &identicalFn{Cfg: cfg}, grouped)
 }
 
 type identicalFn struct{ Cfg Config }
 
-func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies func(int, []byte)) error {
+func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte)) error {
 	defer identicalTime.done(ctx, time.Now())
 	var all []packed.Sketch
 	var b []byte
@@ -59,6 +64,7 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	})
 	postings := newBatcher(f.Cfg.Partitions, emitPostings)
 	copies := newBatcher(1, emitCopies)
+	repSketches := newBatcher(f.Cfg.Partitions, emitReps)
 	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
 	var groups, skipped, reps int64
 	for i := 0; i < len(all); {
@@ -68,12 +74,21 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		}
 		rep := all[i]
 		reps++
-		for r, v := range rep.Values {
-			p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
-			if rankSketch {
-				p.Rank = uint16(r)
+		if f.Cfg.SuperShingle {
+			for _, v := range rep.Supers {
+				postings.add(packed.Partition(v, f.Cfg.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
 			}
-			postings.add(packed.Partition(v, f.Cfg.Partitions), p)
+			if len(rep.Supers) > 0 {
+				repSketches.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Sketch{Doc: rep.Doc, Values: rep.Values})
+			}
+		} else {
+			for r, v := range rep.Values {
+				p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
+				if rankSketch {
+					p.Rank = uint16(r)
+				}
+				postings.add(packed.Partition(v, f.Cfg.Partitions), p)
+			}
 		}
 		if j-i > 1 {
 			groups++
@@ -86,6 +101,7 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	}
 	postings.flush()
 	copies.flush()
+	repSketches.flush()
 	identicalGroups.Inc(ctx, groups)
 	identicalSkipped.Inc(ctx, skipped)
 	representatives.Inc(ctx, reps)

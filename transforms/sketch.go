@@ -15,6 +15,8 @@ import (
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/supershingle"
 )
 
 var (
@@ -28,7 +30,7 @@ var (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.DoFn5x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
 }
 
@@ -42,12 +44,13 @@ func DocID(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uin
 // every row: canonical tokens, w-word shingles, their fingerprints, the
 // MOD_m or MIN_s sketch, and the content and lexical fingerprints. It
 // returns meta, PCollection<KV<int, []byte>> of docs-table rows (status and
-// counts, no cluster yet) keyed by doc partition, and sketches,
+// counts, no cluster yet) keyed by doc partition; sketches,
 // PCollection<KV<int, []byte>> of packed.Sketch batches keyed by the
-// partition of the fingerprint that decides identity.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches beam.PCollection) {
+// partition of the fingerprint that decides identity; and equiv, the
+// fingerprints of all three equivalence levels for EquivalenceCounts.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv beam.PCollection) {
 	s = s.Scope("Sketch")
-	return beam.ParDo2(s, &sketchFn{Cfg: cfg}, splits)
+	return beam.ParDo3(s, &sketchFn{Cfg: cfg}, splits)
 }
 
 type sketchFn struct {
@@ -57,15 +60,18 @@ type sketchFn struct {
 
 func (f *sketchFn) Setup() { f.h = fingerprint.New(f.Cfg.Seed) }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch func(int, []byte)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
 	defer phase1Time.done(ctx, time.Now())
 	parts := f.Cfg.Partitions
 	metas := make([][]tables.Doc, parts)
 	sketches := newBatcher(parts, emitSketch)
+	equiv := newBatcher(len(Equivalences)*parts, emitEquiv)
 	var (
 		tokens   []string
 		shingles []uint64
 		values   []uint64
+		minima   []uint64
+		supers   []uint64
 	)
 	var nOK, nEmpty, nShort, nShingles, nValues int64
 	err := crawl.ReadSplit(ctx, sp, f.Cfg.Columns, func(row crawl.Row) error {
@@ -101,22 +107,39 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			doc.Status = tables.StatusOK
 			nOK++
 			shingles = shingle.Fingerprints(shingles[:0], f.h, tokens, f.Cfg.ShingleWords)
-			values = f.Cfg.Sketch.Select(values[:0], shingles)
+			switch {
+			case f.Cfg.SuperShingle && f.Cfg.Sketch.Kind == sketch.MinHash:
+				minima = sketch.MinHashValues(minima[:0], shingles, f.Cfg.Sketch.N)
+				values = sketch.TagMinHash(values[:0], minima)
+				supers = supershingle.Bands(supers[:0], f.h, minima, f.Cfg.Bands)
+			case f.Cfg.SuperShingle:
+				values = f.Cfg.Sketch.Select(values[:0], shingles)
+				supers = supershingle.Broder(supers[:0], f.h, values, f.Cfg.SuperSize)
+			default:
+				values = f.Cfg.Sketch.Select(values[:0], shingles)
+			}
 			doc.ShingleCount = int64(len(shingles))
 			doc.SketchSize = int32(len(values))
 			nShingles += int64(len(shingles))
 			nValues += int64(len(values))
 		}
 		if doc.Status == tables.StatusOK || doc.Status == tables.StatusTooShort {
-			key := uint64(doc.ContentFingerprint)
-			if f.Cfg.Lexical {
-				key = uint64(doc.LexicalFingerprint)
+			keys := [3]uint64{uint64(doc.ContentFingerprint), uint64(doc.LexicalFingerprint), uint64(doc.LexicalFingerprint)}
+			if doc.Status == tables.StatusOK && len(values) > 0 {
+				keys[2] = f.h.Combine(values)
 			}
-			var v []uint64
+			for level, k := range keys {
+				equiv.add(level*parts+packed.Partition(k, parts), packedKey(k))
+			}
+			key := keys[equivalenceLevel(f.Cfg.Equivalence)]
+			rec := packed.Sketch{Key: key, Doc: id}
 			if doc.Status == tables.StatusOK {
-				v = values
+				rec.Values = values
+				if f.Cfg.SuperShingle {
+					rec.Supers = supers
+				}
 			}
-			sketches.add(packed.Partition(key, parts), packed.Sketch{Key: key, Doc: id, Values: v})
+			sketches.add(packed.Partition(key, parts), rec)
 		}
 		p := packed.Partition(id, parts)
 		metas[p] = append(metas[p], doc)
@@ -126,6 +149,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		return err
 	}
 	sketches.flush()
+	equiv.flush()
 	for p, rows := range metas {
 		if len(rows) == 0 {
 			continue

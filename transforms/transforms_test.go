@@ -72,7 +72,7 @@ func postingsOf(sketches map[uint64][]uint64, cfg Config) []keyed {
 }
 
 func testConfig() Config {
-	return Config{ShingleWords: 10, Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 3, Policy: policy.Default, Partitions: 3}
+	return Config{ShingleWords: 10, Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 3, Policy: policy.Default, Equivalence: IdenticalContent, Partitions: 3}
 }
 
 func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
@@ -161,7 +161,7 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	} {
 		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), sk.Append(nil)})
 	}
-	postings, copies := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
+	postings, copies, _ := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
 	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
 	pairs := PairCount(s, ShingleMerge(s, postings, cfg), cfg)

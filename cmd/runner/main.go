@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -42,8 +43,12 @@ var (
 	idColumn       = flag.String("id-column", "id", "column holding the input's own document id (optional)")
 	dateColumn     = flag.String("date-column", "date", "column holding the crawl date (optional)")
 	shingleWords   = flag.Int("shingle-words", 10, "words per shingle (w)")
-	sketchFlag     = flag.String("sketch", "mod:25", "sketch: mod:M keeps fingerprints that are 0 mod M (Broder's MOD_m); min:N keeps the N smallest (MIN_s)")
-	equivalence    = flag.String("equivalence", "identical", "what the identical-document shortcut merges: identical (same bytes) or lexical (same canonical tokens)")
+	sketchFlag     = flag.String("sketch", "mod:25", "sketch: mod:M keeps fingerprints that are 0 mod M (Broder's MOD_m); min:N keeps the N smallest (MIN_s); minhash:K keeps the minima of K hash functions")
+	modeFlag       = flag.String("mode", "pairs", "how pairs are found: pairs (Broder's phases 2 and 3) or supershingle (documents sharing a super-shingle, phase 3 skipped)")
+	superSize      = flag.Int("super-size", 5, "supershingle mode with mod/min sketches: sketch values per super-shingle")
+	bands          = flag.Int("bands", 0, "supershingle mode with minhash:K sketches: K/B-row bands, each band a super-shingle (LSH)")
+	verifyFlag     = flag.String("verify", "none", "supershingle mode: none (every candidate links) or sketch (a link needs the sketch estimate to satisfy the policy)")
+	equivalence    = flag.String("equivalence", "identical", "what the identical-document shortcut merges: identical (same bytes), lexical (same canonical tokens) or shingle (same sketch)")
 	maxShingleDocs = flag.Int("max-shingle-docs", 1000, "drop shingles found in more documents than this")
 	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked (shorthand for --policy resemblance:T)")
 	policyFlag     = flag.String("policy", "", "which pairs link: resemblance:T, containment:T (either document contained in the other), or both comma-separated (default resemblance:--threshold)")
@@ -54,8 +59,8 @@ var (
 
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
-	"date-column", "shingle-words", "sketch", "equivalence", "max-shingle-docs", "threshold", "policy",
-	"partitions", "seed"}
+	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
+	"max-shingle-docs", "threshold", "policy", "partitions", "seed"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
 var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true}
@@ -194,16 +199,42 @@ func options() (pipelines.Options, error) {
 	if pol.Containment > 0 && spec.Kind != sketch.Mod {
 		return opt, usage("a containment policy needs a mod:M sketch: %s cannot estimate containment", spec)
 	}
+	var super, verify bool
+	switch *modeFlag {
+	case "pairs":
+		if set["super-size"] || set["bands"] || set["verify"] {
+			return opt, usage("--super-size, --bands and --verify go with --mode=supershingle")
+		}
+	case "supershingle":
+		super = true
+		if pol.Containment > 0 {
+			return opt, usage("super-shingles cannot detect containment (see the README); use --mode=pairs with a containment policy")
+		}
+		if spec.Kind == sketch.MinHash {
+			if *bands < 1 || spec.N%*bands != 0 {
+				return opt, usage("--sketch=%s in supershingle mode needs --bands=B dividing %d", spec, spec.N)
+			}
+		} else if set["bands"] {
+			return opt, usage("--bands needs a minhash:K sketch")
+		}
+		if *superSize < 1 {
+			return opt, usage("--super-size must be at least 1")
+		}
+		switch *verifyFlag {
+		case "none":
+		case "sketch":
+			verify = true
+		default:
+			return opt, usage("--verify must be none or sketch, not %q", *verifyFlag)
+		}
+	default:
+		return opt, usage("--mode must be pairs or supershingle, not %q", *modeFlag)
+	}
 	if *maxShingleDocs < 2 {
 		return opt, usage("--max-shingle-docs must be at least 2")
 	}
-	var lexical bool
-	switch *equivalence {
-	case "identical":
-	case "lexical":
-		lexical = true
-	default:
-		return opt, usage("--equivalence must be identical or lexical, not %q", *equivalence)
+	if !slices.Contains(transforms.Equivalences, *equivalence) {
+		return opt, usage("--equivalence must be one of %v, not %q", transforms.Equivalences, *equivalence)
 	}
 	// The manifest records every neardup flag, and Beam's only where set.
 	for _, name := range ownFlags {
@@ -220,9 +251,13 @@ func options() (pipelines.Options, error) {
 			},
 			ShingleWords:   *shingleWords,
 			Sketch:         spec,
-			Lexical:        lexical,
+			Equivalence:    *equivalence,
 			MaxShingleDocs: *maxShingleDocs,
 			Policy:         pol,
+			SuperShingle:   super,
+			SuperSize:      *superSize,
+			Bands:          *bands,
+			Verify:         verify,
 			Partitions:     *partitions,
 			Seed:           *seed,
 		},

@@ -1,0 +1,71 @@
+package transforms
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&equivalenceCountFn{})
+}
+
+// packedKey is one 8-byte fingerprint, packed for a batch.
+type packedKey uint64
+
+func (k packedKey) Append(b []byte) []byte { return binary.LittleEndian.AppendUint64(b, uint64(k)) }
+
+func equivalenceLevel(name string) int {
+	if i := slices.Index(Equivalences, name); i >= 0 {
+		return i
+	}
+	return 0
+}
+
+// EquivalenceCounts counts, for each of Broder's equivalence levels
+// (identical, lexically equivalent, shingle-equivalent), the groups of two
+// or more equivalent documents and the documents beyond the first in each,
+// whichever level the identical shortcut uses. It takes the equiv output of
+// Sketch, keyed by level*partitions + fingerprint partition, and only
+// bumps counters (equivalent_<level>_groups, equivalent_<level>_copies).
+func EquivalenceCounts(s beam.Scope, equiv beam.PCollection, cfg Config) {
+	s = s.Scope("EquivalenceCounts")
+	beam.ParDo0(s, &equivalenceCountFn{Cfg: cfg}, beam.GroupByKey(s, equiv))
+}
+
+type equivalenceCountFn struct{ Cfg Config }
+
+func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool) error {
+	level := key / f.Cfg.Partitions
+	if level < 0 || level >= len(Equivalences) {
+		return fmt.Errorf("equivalence key %d out of range", key)
+	}
+	var keys []uint64
+	var b []byte
+	for batches(&b) {
+		for ; len(b) >= 8; b = b[8:] {
+			keys = append(keys, binary.LittleEndian.Uint64(b))
+		}
+	}
+	slices.Sort(keys)
+	var groups, copies int64
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		if j-i > 1 {
+			groups++
+			copies += int64(j - i - 1)
+		}
+		i = j
+	}
+	name := Equivalences[level]
+	beam.NewCounter(Namespace, "equivalent_"+name+"_groups").Inc(ctx, groups)
+	beam.NewCounter(Namespace, "equivalent_"+name+"_copies").Inc(ctx, copies)
+	return nil
+}

@@ -1,0 +1,171 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/sketch"
+)
+
+var superTime = newPhaseTimer("supershingles")
+
+func init() {
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&superCandidatesFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&attachSketchAFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&estimateCandidatesFn{})
+}
+
+// SuperShingles is Broder's super-shingle shortcut, in place of phases 2
+// and 3. It takes the super-shingle postings and the representatives'
+// sketches of Identical (super-shingle mode). Documents sharing a
+// super-shingle are candidate pairs; super-shingles of more than
+// Config.MaxShingleDocs documents are dropped, like common shingles. Each
+// candidate pair is then joined with both documents' sketches (two
+// shuffles of candidates, never of all pairs) so that phase 4 can report,
+// and with Config.Verify require, the sketch estimate. It returns
+// PCollection<KV<int, []byte>> of packed.Pair batches in the form PairCount
+// returns them.
+func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("SuperShingles")
+	candidates := beam.ParDo(s, &superCandidatesFn{Cfg: cfg}, beam.GroupByKey(s, postings))
+	withA := beam.ParDo(s, &attachSketchAFn{Cfg: cfg}, beam.CoGroupByKey(s, reps, candidates))
+	return beam.ParDo(s, &estimateCandidatesFn{Cfg: cfg}, beam.CoGroupByKey(s, reps, withA))
+}
+
+type superCandidatesFn struct{ Cfg Config }
+
+// ProcessElement lists the candidate pairs of one super-shingle partition,
+// keyed by the doc partition of their first document.
+func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	defer superTime.done(ctx, time.Now())
+	var all []packed.Posting
+	var b []byte
+	var err error
+	for batches(&b) {
+		if all, err = packed.AppendPostings(all, b); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(all, func(x, y packed.Posting) int {
+		return cmp.Or(cmp.Compare(x.Shingle, y.Shingle), cmp.Compare(x.Doc, y.Doc))
+	})
+	parts := f.Cfg.Partitions
+	byPart := make([][]packed.Pair, parts)
+	var distinct, shared, dropped, n int64
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Shingle == all[i].Shingle {
+			j++
+		}
+		distinct++
+		switch docs := all[i:j]; {
+		case len(docs) > f.Cfg.MaxShingleDocs:
+			dropped++
+		case len(docs) >= 2:
+			shared++
+			for x := range docs {
+				for y := x + 1; y < len(docs); y++ {
+					p := packed.Partition(docs[x].Doc, parts)
+					byPart[p] = append(byPart[p], packed.Pair{A: docs[x].Doc, B: docs[y].Doc, Count: 1})
+					n++
+				}
+			}
+		}
+		i = j
+	}
+	out := newBatcher(parts, emit)
+	for p, pairs := range byPart {
+		for _, pr := range mergeCounts(pairs) {
+			out.add(p, pr)
+		}
+	}
+	out.flush()
+	distinctShingles.Inc(ctx, distinct)
+	sharedShingles.Inc(ctx, shared)
+	commonDropped.Inc(ctx, dropped)
+	pairTriplets.Inc(ctx, n)
+	return nil
+}
+
+// sketchesOf decodes a partition's representative sketches by doc.
+func sketchesOf(reps func(*[]byte) bool) (map[uint64][]uint64, error) {
+	m := map[uint64][]uint64{}
+	var b []byte
+	for reps(&b) {
+		sks, err := packed.AppendSketches(nil, b)
+		if err != nil {
+			return nil, err
+		}
+		for _, sk := range sks {
+			m[sk.Doc] = sk.Values
+		}
+	}
+	return m, nil
+}
+
+type attachSketchAFn struct{ Cfg Config }
+
+// ProcessElement attaches the first document's sketch to each candidate
+// pair of one doc partition and re-keys it by the second document's.
+func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candidates func(*[]byte) bool, emit func(int, []byte)) error {
+	defer superTime.done(ctx, time.Now())
+	sketches, err := sketchesOf(reps)
+	if err != nil {
+		return err
+	}
+	var pairs []packed.Pair
+	var b []byte
+	for candidates(&b) {
+		if pairs, err = packed.AppendPairs(pairs, b); err != nil {
+			return err
+		}
+	}
+	out := newBatcher(f.Cfg.Partitions, emit)
+	for _, p := range mergeCounts(pairs) {
+		out.add(packed.Partition(p.B, f.Cfg.Partitions), packed.Sketch{Key: p.A, Doc: p.B, Values: sketches[p.A]})
+	}
+	out.flush()
+	return nil
+}
+
+type estimateCandidatesFn struct{ Cfg Config }
+
+// ProcessElement counts the sketch values each candidate pair of one doc
+// partition shares, as phase 3 would have.
+func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, reps, withA func(*[]byte) bool, emit func(int, []byte)) error {
+	defer superTime.done(ctx, time.Now())
+	sketches, err := sketchesOf(reps)
+	if err != nil {
+		return err
+	}
+	var recs []packed.Sketch
+	var b []byte
+	for withA(&b) {
+		if recs, err = packed.AppendSketches(recs, b); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(recs, func(x, y packed.Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
+	var out []byte
+	for _, r := range recs {
+		a, bv := r.Values, sketches[r.Doc]
+		p := packed.Pair{A: r.Key, B: r.Doc, Count: uint32(sketch.IntersectCount(a, bv)), SizeA: uint32(len(a)), SizeB: uint32(len(bv))}
+		if f.Cfg.Sketch.Kind == sketch.Min {
+			union := min(f.Cfg.Sketch.N, len(a)+len(bv)-int(p.Count))
+			p.MinShared = uint32(math.Round(sketch.MinResemblance(a, bv, f.Cfg.Sketch.N) * float64(union)))
+		}
+		out = p.Append(out)
+	}
+	pairsCounted.Inc(ctx, int64(len(recs)))
+	if len(out) > 0 {
+		emit(part, out)
+	}
+	return nil
+}
