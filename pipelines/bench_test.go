@@ -3,6 +3,8 @@ package pipelines
 import (
 	"context"
 	"testing"
+
+	"github.com/neardup/neardup/policy"
 )
 
 // BenchmarkSampleCrawl runs the whole pipeline on the sample crawl on Prism
@@ -18,4 +20,20 @@ func BenchmarkSampleCrawl(b *testing.B) {
 		bytes = m.InputBytes
 	}
 	b.ReportMetric(float64(bytes)*float64(b.N)/1e6/b.Elapsed().Seconds(), "MB/s")
+}
+
+// BenchmarkRecluster times recluster (phase 4 only, under containment:0.8)
+// from a full run of the sample crawl; compare with BenchmarkSampleCrawl.
+func BenchmarkRecluster(b *testing.B) {
+	ctx := context.Background()
+	from := b.TempDir()
+	if _, err := Run(ctx, Options{Input: "../testdata/crawl/*.parquet", Output: from, Config: defaultConfig()}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Recluster(ctx, ReclusterOptions{From: from, Output: b.TempDir(), Policy: policy.Policy{Containment: 0.8}}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
