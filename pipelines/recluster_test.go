@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sketch"
 )
 
 // sameTables compares two outputs as row sets (mean resemblance to rounding:
@@ -78,6 +79,30 @@ func TestReclusterMatchesFullRun(t *testing.T) {
 			sameTables(t, full, re)
 			t.Logf("%s: %d clusters, %d linked pairs, %d contained rows", spec, len(re.clusters), m.Counts["links"], len(re.contained))
 		})
+	}
+}
+
+// TestReclusterVerifiedSuperShingles: a verified super-shingle run links by
+// policy too, so recluster redoes it exactly.
+func TestReclusterVerifiedSuperShingles(t *testing.T) {
+	const input = "../testdata/crawl/*.parquet"
+	cfg := defaultConfig()
+	cfg.Sketch, cfg.SuperShingle, cfg.SuperSize, cfg.Verify = sketch.Spec{Kind: sketch.Min, N: 100}, true, 5, true
+	base := run(t, input, cfg)
+	pol := policy.Policy{Resemblance: 0.8}
+	cfg.Policy = pol
+	full := run(t, input, cfg)
+	dir := t.TempDir()
+	m, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: dir, Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, full, readResult(t, dir, m, pol))
+
+	cfg.Verify = false
+	unverified := run(t, input, cfg)
+	if _, err := Recluster(context.Background(), ReclusterOptions{From: unverified.dir, Output: t.TempDir(), Policy: pol}); err == nil {
+		t.Error("recluster accepted an unverified super-shingle run")
 	}
 }
 
