@@ -88,7 +88,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	if err != nil {
 		return err
 	}
-	links := newBatcher(1, emitLinks)
+	links := newBatcher(ctx, "links", 1, emitLinks)
 	var rows []tables.Pair
 	var nLinks int64
 	for _, p := range pairs {
@@ -162,7 +162,7 @@ func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		st.SumResemblance += e.Resemblance
 	}
 	parts := f.Cfg.Partitions
-	assign := newBatcher(parts, emitAssign)
+	assign := newBatcher(ctx, "assignments", parts, emitAssign)
 	uf.Each(func(id, root uint64) {
 		stat(root).Size++
 		a := packed.Assignment{Doc: id, Cluster: root, IdenticalTo: packed.NoDoc}
@@ -177,7 +177,7 @@ func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		roots = append(roots, r)
 	}
 	slices.Sort(roots)
-	out := newBatcher(parts, emitStats)
+	out := newBatcher(ctx, "cluster_stats", parts, emitStats)
 	var big int64
 	for _, r := range roots {
 		st := stats[r]

@@ -84,14 +84,26 @@ func (t phaseTimer) done(ctx context.Context, start time.Time) {
 const maxBatchBytes = 1 << 20
 
 // batcher packs records into per-partition batches and emits each batch when
-// it fills and at the end.
+// it fills and at the end. It counts what it emits: every batch goes into a
+// shuffle, and the manifest reports elements and bytes shuffled per stream
+// (shuffled_<name>_elements, shuffled_<name>_bytes).
 type batcher struct {
-	bufs [][]byte
-	emit func(int, []byte)
+	bufs            [][]byte
+	emit            func(int, []byte)
+	elements, bytes beam.Counter
+	ctx             context.Context
 }
 
-func newBatcher(partitions int, emit func(int, []byte)) *batcher {
-	return &batcher{bufs: make([][]byte, partitions), emit: emit}
+func newBatcher(ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
+	b := &batcher{bufs: make([][]byte, partitions), ctx: ctx,
+		elements: beam.NewCounter(Namespace, "shuffled_"+name+"_elements"),
+		bytes:    beam.NewCounter(Namespace, "shuffled_"+name+"_bytes")}
+	b.emit = func(k int, v []byte) {
+		b.elements.Inc(ctx, 1)
+		b.bytes.Inc(ctx, int64(len(v)))
+		emit(k, v)
+	}
+	return b
 }
 
 // add appends a record to partition p, emitting the batch first if the

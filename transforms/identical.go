@@ -62,9 +62,9 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		}
 		return cmp.Compare(x.Doc, y.Doc)
 	})
-	postings := newBatcher(f.Cfg.Partitions, emitPostings)
-	copies := newBatcher(1, emitCopies)
-	repSketches := newBatcher(f.Cfg.Partitions, emitReps)
+	postings := newBatcher(ctx, "postings", f.Cfg.Partitions, emitPostings)
+	copies := newBatcher(ctx, "copies", 1, emitCopies)
+	repSketches := newBatcher(ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
 	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
 	var groups, skipped, reps int64
 	for i := 0; i < len(all); {

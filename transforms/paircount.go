@@ -71,7 +71,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
 	// ranks, so its triplets travel as they are.
 	combine := f.Cfg.Sketch.Kind != sketch.Min
-	out := newBatcher(parts, emit)
+	out := newBatcher(ctx, "pairs", parts, emit)
 	for p, pairs := range byPart {
 		if combine {
 			pairs = mergeCounts(pairs)

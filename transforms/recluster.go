@@ -40,7 +40,7 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	if err != nil {
 		return err
 	}
-	links := newBatcher(1, emitLinks)
+	links := newBatcher(ctx, "links", 1, emitLinks)
 	kept := rows[:0]
 	var nLinks int64
 	for _, r := range rows {
@@ -88,7 +88,7 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	}
 	parts := f.Cfg.Partitions
 	metas := make([][]tables.Doc, parts)
-	copies := newBatcher(1, emitCopies)
+	copies := newBatcher(ctx, "copies", 1, emitCopies)
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
 		if d.IdenticalTo != nil {

@@ -27,6 +27,8 @@ var (
 	shinglesSeen = beam.NewCounter(Namespace, "shingles")
 	sketchValues = beam.NewCounter(Namespace, "sketch_values")
 	phase1Time   = newPhaseTimer("phase1_sketch")
+	metaElements = beam.NewCounter(Namespace, "shuffled_docs_meta_elements")
+	metaBytes    = beam.NewCounter(Namespace, "shuffled_docs_meta_bytes")
 )
 
 func init() {
@@ -64,8 +66,8 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	defer phase1Time.done(ctx, time.Now())
 	parts := f.Cfg.Partitions
 	metas := make([][]tables.Doc, parts)
-	sketches := newBatcher(parts, emitSketch)
-	equiv := newBatcher(len(Equivalences)*parts, emitEquiv)
+	sketches := newBatcher(ctx, "sketches", parts, emitSketch)
+	equiv := newBatcher(ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
 	var (
 		tokens   []string
 		shingles []uint64
@@ -159,6 +161,8 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			return err
 		}
 		emitMeta(p, b)
+		metaElements.Inc(ctx, 1)
+		metaBytes.Inc(ctx, int64(len(b)))
 	}
 	docsRead.Inc(ctx, sp.NumRows)
 	docsOK.Inc(ctx, nOK)

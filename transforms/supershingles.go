@@ -80,7 +80,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 		}
 		i = j
 	}
-	out := newBatcher(parts, emit)
+	out := newBatcher(ctx, "candidates", parts, emit)
 	for p, pairs := range byPart {
 		for _, pr := range mergeCounts(pairs) {
 			out.add(p, pr)
@@ -127,7 +127,7 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 			return err
 		}
 	}
-	out := newBatcher(f.Cfg.Partitions, emit)
+	out := newBatcher(ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
 	for _, p := range mergeCounts(pairs) {
 		out.add(packed.Partition(p.B, f.Cfg.Partitions), packed.Sketch{Key: p.A, Doc: p.B, Values: sketches[p.A]})
 	}
