@@ -1,11 +1,7 @@
 package pipelines
 
 import (
-	"cmp"
 	"context"
-	"math"
-	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/io/tables"
@@ -13,40 +9,11 @@ import (
 	"github.com/neardup/neardup/sketch"
 )
 
-// sameTables compares two outputs as row sets (mean resemblance to rounding:
-// it sums floats in an order that may differ).
+// sameTables fails the test unless two outputs hold the same rows.
 func sameTables(t *testing.T, a, b *result) {
 	t.Helper()
-	for _, r := range []*result{a, b} {
-		slices.SortFunc(r.docs, func(x, y tables.Doc) int { return cmp.Compare(x.DocID, y.DocID) })
-		slices.SortFunc(r.clusters, func(x, y tables.Cluster) int { return cmp.Compare(x.ClusterID, y.ClusterID) })
-		slices.SortFunc(r.pairs, func(x, y tables.Pair) int {
-			return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB))
-		})
-		slices.SortFunc(r.contained, func(x, y tables.Contained) int {
-			return cmp.Or(cmp.Compare(x.Contained, y.Contained), cmp.Compare(x.Container, y.Container))
-		})
-	}
-	if !reflect.DeepEqual(a.docs, b.docs) {
-		t.Error("docs differ")
-	}
-	if !reflect.DeepEqual(a.pairs, b.pairs) {
-		t.Errorf("pairs differ (%d vs %d rows)", len(a.pairs), len(b.pairs))
-	}
-	if !reflect.DeepEqual(a.contained, b.contained) {
-		t.Errorf("contained differs (%d vs %d rows)", len(a.contained), len(b.contained))
-	}
-	if len(a.clusters) != len(b.clusters) {
-		t.Fatalf("%d clusters vs %d", len(a.clusters), len(b.clusters))
-	}
-	for i := range a.clusters {
-		x, y := a.clusters[i], b.clusters[i]
-		if x.MeanResemblance != nil && y.MeanResemblance != nil && math.Abs(*x.MeanResemblance-*y.MeanResemblance) < 1e-12 {
-			x.MeanResemblance = y.MeanResemblance
-		}
-		if !reflect.DeepEqual(x, y) {
-			t.Errorf("cluster %d differs: %+v vs %+v", x.ClusterID, x, y)
-		}
+	if err := tables.Diff(context.Background(), a.dir, b.dir); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -1,5 +1,6 @@
 // Package beamfs gives neardup what it needs from Beam's filesystem
-// abstraction: glob expansion, random access for Parquet, and the moves and
+// abstraction: glob expansion, random access for Parquet (ranged reads on
+// gs:// and s3://, package objstore), and the moves and
 // removals that make outputs appear atomically. Every path may be local or
 // any registered scheme (gs://, s3://), so nothing here calls package os
 // except for the local scheme's directory clean-up.
@@ -17,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup/io/objstore"
 
 	// The schemes users can name in --input and --output.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
@@ -82,10 +85,18 @@ type bytesReaderAt struct{ *bytes.Reader }
 func (bytesReaderAt) Close() error { return nil }
 
 // OpenReaderAt opens name for random access and reports its size. Local files
-// are read in place. Object stores expose only streaming reads through Beam's
-// filesystem interface, so for them the object is read whole into memory;
-// splits are row groups, so only one file per worker is held at a time.
+// are read in place. gs:// and s3:// objects are read with ranged requests
+// through package objstore (big blocks, a small cache, the Parquet footer in
+// one request). Any other scheme exposes only streaming reads through Beam's
+// filesystem interface, so its object is read whole into memory.
 func OpenReaderAt(ctx context.Context, name string) (ReaderAt, int64, error) {
+	if objstore.Handles(name) {
+		r, err := objstore.Open(ctx, name)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r, r.Size(), nil
+	}
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
 		return nil, 0, err

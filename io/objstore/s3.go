@@ -1,0 +1,79 @@
+package objstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+func init() { Register("s3", openS3) }
+
+// One client per process, made on first use exactly as Beam's s3://
+// filesystem makes its own (config.LoadDefaultConfig, s3.NewFromConfig), so
+// both honour the same settings: AWS_REGION or AWS_DEFAULT_REGION,
+// AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_S3, AWS_PROFILE, credentials.
+var s3Client struct {
+	sync.Mutex
+	c *s3.Client
+}
+
+func s3c() (*s3.Client, error) {
+	s3Client.Lock()
+	defer s3Client.Unlock()
+	if s3Client.c == nil {
+		cfg, err := config.LoadDefaultConfig(context.Background())
+		if err != nil {
+			return nil, fmt.Errorf("loading AWS config: %w", err)
+		}
+		s3Client.c = s3.NewFromConfig(cfg)
+	}
+	return s3Client.c, nil
+}
+
+func openS3(_ context.Context, name string) (RangeReader, error) {
+	bucket, key, err := splitName("s3", name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s3c()
+	if err != nil {
+		return nil, err
+	}
+	return &s3Object{c: c, bucket: bucket, key: key}, nil
+}
+
+type s3Object struct {
+	c           *s3.Client
+	bucket, key string
+	etag        *string // from Size; later reads require the same version
+}
+
+func (o *s3Object) Size(ctx context.Context) (int64, error) {
+	out, err := o.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
+	if err != nil {
+		return 0, err
+	}
+	if out.ContentLength == nil {
+		return 0, fmt.Errorf("HeadObject reported no content length")
+	}
+	o.etag = out.ETag
+	return *out.ContentLength, nil
+}
+
+func (o *s3Object) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error) {
+	out, err := o.c.GetObject(ctx, &s3.GetObjectInput{
+		Bucket:  aws.String(o.bucket),
+		Key:     aws.String(o.key),
+		Range:   aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+		IfMatch: o.etag,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.Body, nil
+}

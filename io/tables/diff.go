@@ -1,0 +1,67 @@
+package tables
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+)
+
+// Diff compares the tables of two output folders as row sets: row order
+// and sharding may differ, the rows may not. Mean resemblance is a sum of
+// floats whose order may differ with partitioning, so it is compared to
+// rounding. It returns nil when the outputs hold the same rows, or an error
+// naming the first difference of each table.
+func Diff(ctx context.Context, dirA, dirB string) error {
+	var errs []error
+	check := func(table string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", table, err))
+		}
+	}
+	check(DocsTable, diffTable(ctx, dirA, dirB, DocsTable, func(x, y Doc) int { return cmp.Compare(x.DocID, y.DocID) }, deepEqual[Doc]))
+	check(ClustersTable, diffTable(ctx, dirA, dirB, ClustersTable, func(x, y Cluster) int { return cmp.Compare(x.ClusterID, y.ClusterID) }, sameCluster))
+	check(PairsTable, diffTable(ctx, dirA, dirB, PairsTable, func(x, y Pair) int {
+		return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB))
+	}, deepEqual[Pair]))
+	check(ContainedTable, diffTable(ctx, dirA, dirB, ContainedTable, func(x, y Contained) int {
+		return cmp.Or(cmp.Compare(x.Contained, y.Contained), cmp.Compare(x.Container, y.Container))
+	}, deepEqual[Contained]))
+	if len(errs) > 0 {
+		return fmt.Errorf("%s and %s differ: %v", dirA, dirB, errs)
+	}
+	return nil
+}
+
+func deepEqual[T any](x, y T) bool { return reflect.DeepEqual(x, y) }
+
+func sameCluster(x, y Cluster) bool {
+	if x.MeanResemblance != nil && y.MeanResemblance != nil && math.Abs(*x.MeanResemblance-*y.MeanResemblance) < 1e-12 {
+		x.MeanResemblance = y.MeanResemblance
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func diffTable[T any](ctx context.Context, dirA, dirB, table string, order func(x, y T) int, equal func(x, y T) bool) error {
+	a, err := ReadTable[T](ctx, dirA, table)
+	if err != nil {
+		return err
+	}
+	b, err := ReadTable[T](ctx, dirB, table)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(a, order)
+	slices.SortFunc(b, order)
+	if len(a) != len(b) {
+		return fmt.Errorf("%d rows against %d", len(a), len(b))
+	}
+	for i := range a {
+		if !equal(a[i], b[i]) {
+			return fmt.Errorf("row %d: %+v against %+v", i, a[i], b[i])
+		}
+	}
+	return nil
+}

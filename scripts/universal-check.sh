@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the sample pipeline through a standalone Prism job server, the same
+# job-API path (--runner=universal) the Flink and Spark runners use, and
+# checks its tables equal the embedded runner's. The server is stopped by
+# its own process id, whatever happens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+server=""
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A free port on loopback: one nothing answers on.
+free_port() {
+  local p
+  for _ in $(seq 1 100); do
+    p=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+  echo "no free port found" >&2; return 1
+}
+
+go build -o "$work/prism" github.com/apache/beam/sdks/v2/go/cmd/prism
+go build -o "$work/runner" ./cmd/runner
+go build -o "$work/tablediff" ./scripts/tablediff
+
+job_port=$(free_port)
+web_port=$(free_port)
+"$work/prism" --job_port "$job_port" --web_port "$web_port" > "$work/prism.log" 2>&1 &
+server=$!
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$job_port") 2>/dev/null; then break; fi
+  kill -0 "$server" 2>/dev/null || { cat "$work/prism.log"; echo "prism job server died" >&2; exit 1; }
+  sleep 0.1
+done
+
+input='testdata/crawl/*.parquet'
+"$work/runner" --input "$input" --output "$work/universal" \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal.log" || { tail -30 "$work/universal.log"; exit 1; }
+"$work/runner" --input "$input" --output "$work/embedded" --beam_strict \
+  2> "$work/embedded.log" || { tail -30 "$work/embedded.log"; exit 1; }
+"$work/tablediff" "$work/universal" "$work/embedded"
