@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/quick"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -229,6 +230,13 @@ func TestConsistentWithFold(t *testing.T) {
 	}
 }
 
+// FuzzTokens checks, on any input: the fast paths agree with the rule
+// applied to the whole text (appendSlow); AppendTokens leaves dst alone;
+// every token is a non-empty, valid, NFKC-normal run of letters, numbers
+// and marks that starts with a letter or number (so holds no separator)
+// and is a whole token on its own; re-tokenizing the joined tokens gives
+// them back; and on ASCII input the tokens are the lowercased maximal runs
+// of [0-9A-Za-z], a reference independent of the package's code.
 func FuzzTokens(f *testing.F) {
 	for _, s := range []string{"", "A rose is a rose", "Straße", "e\u0301", "\xff\xfe", "ﬁ ＡＢＣ", "Ꭰꭰ", "\xf6ٸ"} {
 		f.Add(s)
@@ -238,10 +246,59 @@ func FuzzTokens(f *testing.F) {
 		if want := appendSlow(nil, s); !slices.Equal(got, want) {
 			t.Fatalf("Tokens(%q) = %q, whole-text rule %q", s, got, want)
 		}
+		if app := AppendTokens([]string{"keep"}, s); app[0] != "keep" || !slices.Equal(app[1:], got) {
+			t.Fatalf("AppendTokens([keep], %q) = %q, want keep then %q", s, app, got)
+		}
+		for _, tok := range got {
+			checkToken(t, s, tok)
+		}
 		if again := Tokens(strings.Join(got, " ")); !slices.Equal(got, again) {
 			t.Fatalf("not idempotent on %q: %q then %q", s, got, again)
 		}
+		if isASCII(s) {
+			if want := asciiTokens(s); !slices.Equal(got, want) {
+				t.Fatalf("Tokens(%q) = %q, ASCII reference %q", s, got, want)
+			}
+		}
 	})
+}
+
+// checkToken checks that tok, a token of s, is a well-formed token.
+func checkToken(t *testing.T, s, tok string) {
+	t.Helper()
+	if tok == "" || !utf8.ValidString(tok) || !norm.NFKC.IsNormalString(tok) {
+		t.Fatalf("Tokens(%q): token %+q is empty, invalid UTF-8 or not NFKC", s, tok)
+	}
+	for i, r := range tok {
+		letter := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+		if !letter && (i == 0 || !unicode.Is(unicode.M, r)) {
+			t.Fatalf("Tokens(%q): token %+q has separator or leading mark %U at byte %d", s, tok, r, i)
+		}
+	}
+	if alone := Tokens(tok); len(alone) != 1 || alone[0] != tok {
+		t.Fatalf("Tokens(%q): token %+q tokenizes on its own to %+q", s, tok, alone)
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiTokens is the rule restricted to ASCII, written independently:
+// maximal runs of [0-9A-Za-z], lowercased.
+func asciiTokens(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+		return !('0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	}) {
+		out = append(out, strings.ToLower(f))
+	}
+	return out
 }
 
 func ExampleTokens() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -137,13 +138,93 @@ func TestWordsNeverGlueAcrossBlocks(t *testing.T) {
 	}
 }
 
+// FuzzExtract checks, on any input: Extract does not panic; its output is
+// valid UTF-8 when the input is, and is collapsed (no HTML whitespace but
+// single spaces and newlines between words, none at either end); on input
+// with no markup or entities it only collapses whitespace; and, built into
+// a template around the input, the contents of script, style, template
+// and comments change nothing in the output (so no word that only occurs
+// there can appear).
 func FuzzExtract(f *testing.F) {
 	for _, s := range []string{"", "a<p>b", "<script>x", "<template><template>", "&#xffffff;", "<!-- -- -->"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_ = Extract(s)
+		out := Extract(s)
+		checkOutput(t, s, out)
+		if !strings.ContainsAny(s, "<&") {
+			if want := collapse(s); out != want {
+				t.Fatalf("Extract(%q) = %q, want the collapsed text %q", s, out, want)
+			}
+		}
+
+		with, without := hiddenTemplate(s)
+		got, want := Extract(with), Extract(without)
+		checkOutput(t, with, got)
+		if got != want {
+			t.Fatalf("hidden parts changed the text:\nExtract(%q)\n= %q\nExtract(%q)\n= %q", with, got, without, want)
+		}
+		if strings.Contains(got, hiddenMarker) && !strings.Contains(want, hiddenMarker) {
+			t.Fatalf("Extract(%q) = %q shows a word from a hidden part", with, got)
+		}
 	})
+}
+
+// checkOutput checks the shape of out = Extract(in).
+func checkOutput(t *testing.T, in, out string) {
+	t.Helper()
+	if utf8.ValidString(in) && !utf8.ValidString(out) {
+		t.Fatalf("Extract(%q) = %q: invalid UTF-8 from valid input", in, out)
+	}
+	if strings.ContainsAny(out, "\t\r\f") {
+		t.Fatalf("Extract(%q) = %q: uncollapsed HTML whitespace", in, out)
+	}
+	for i := 0; i < len(out); i++ {
+		if out[i] != ' ' && out[i] != '\n' {
+			continue
+		}
+		if i == 0 || i == len(out)-1 || out[i+1] == ' ' || out[i+1] == '\n' {
+			t.Fatalf("Extract(%q) = %q: separator at the ends or doubled, at byte %d", in, out, i)
+		}
+	}
+}
+
+// collapse joins the runs of non-whitespace of plain text with single
+// spaces, splitting at HTML whitespace only.
+func collapse(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) }), " ")
+}
+
+// hiddenMarker occurs only inside the hidden parts of hiddenTemplate.
+const hiddenMarker = "zqxhidden"
+
+// hiddenTemplate builds two documents from s: with has s (made inert) in
+// visible text and in script, style, template and comment elements with
+// a marker word, and without is the same minus those elements. Visible
+// copies lose '<', so they cannot open markup; hidden copies also lose
+// '>', so they cannot close their element early (raw text ends at "</",
+// a comment at "-->" or "--!>"). Each removed element sits between tags,
+// so removing it joins no text (nor any character reference).
+func hiddenTemplate(s string) (with, without string) {
+	vis := strings.ReplaceAll(s, "<", "")
+	hid := strings.NewReplacer("<", "", ">", "").Replace(s)
+	parts := []struct{ text, hidden string }{
+		{"<!DOCTYPE html><html><head><title>" + vis + "</title>", ""},
+		{"", "<style>" + hid + " ." + hiddenMarker + "style { color: red }</style>"},
+		{"</head><body><p>" + vis + "</p>", ""},
+		{"", "<script>" + hid + " " + hiddenMarker + "script()</script>"},
+		{"<div>" + vis + "<b>" + vis + "</b>", ""},
+		{"", "<!-- " + hid + " " + hiddenMarker + "comment -->"},
+		{"<span>" + vis + "</span>", ""},
+		{"", "<template>" + hid + " <p>" + hiddenMarker + "template</p></template>"},
+		{"</div>" + vis + "</body></html>", ""},
+	}
+	var w, wo strings.Builder
+	for _, p := range parts {
+		w.WriteString(p.text + p.hidden)
+		wo.WriteString(p.text)
+	}
+	return w.String(), wo.String()
 }
 
 func ExampleExtract() {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -45,6 +46,8 @@ type Options struct {
 	Output string // the output folder, any Beam filesystem
 	Config transforms.Config
 	Flags  map[string]string // as given, for the manifest
+	// Overwrite lets the run write into a folder holding other files.
+	Overwrite bool
 }
 
 // Run matches the input, runs the pipeline on the runner chosen by Beam's
@@ -74,7 +77,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	m.Partitions = cfg.Partitions
 	m.Settings = Settings(cfg)
 
-	out, err := output.Prepare(ctx, opt.Output, files)
+	out, err := output.Prepare(ctx, opt.Output, files, opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +87,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	Build(s, files, cfg)
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("pipeline failed: %w", err)
+		return nil, pipelineError(err)
 	}
 	if res != nil {
 		m.AddMetrics(res.Metrics())
@@ -94,6 +97,23 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// pipelineError shortens a failed job's error to the DoFn's own message
+// (which names the file, row group or column): the runner wraps it in a
+// dump of the execution plan that tells users nothing.
+func pipelineError(err error) error {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "caused by:\n"); i >= 0 {
+		cause := msg[i+len("caused by:\n"):]
+		if j := strings.Index(cause, "failed:\n"); j >= 0 {
+			cause = cause[j+len("failed:\n"):]
+		}
+		if cause = strings.TrimSpace(cause); cause != "" {
+			return fmt.Errorf("pipeline failed: %s", cause)
+		}
+	}
+	return fmt.Errorf("pipeline failed: %w", err)
 }
 
 // Settings lists the effective settings of cfg for the manifest; recluster

@@ -23,6 +23,8 @@ type ReclusterOptions struct {
 	Output string
 	Policy policy.Policy
 	Flags  map[string]string // as given, for the manifest
+	// Overwrite lets the run write into a folder holding other files.
+	Overwrite bool
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
@@ -84,7 +86,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	m.Settings["policy"] = opt.Policy.String()
 
-	out, err := output.Prepare(ctx, opt.Output, append(pairShards, docShards...))
+	out, err := output.Prepare(ctx, opt.Output, append(pairShards, docShards...), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +95,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	BuildRecluster(s, pairShards, docShards, cfg)
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("pipeline failed: %w", err)
+		return nil, pipelineError(err)
 	}
 	if res != nil {
 		m.AddMetrics(res.Metrics())

@@ -39,6 +39,8 @@ type Config struct {
 	Bands        int
 	Verify       bool
 	Partitions   int    // hash partitions of every shuffle
+	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
+	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
 	Seed         uint64 // fingerprint seed
 	TempDir      string // where table shards are written before the launcher publishes them
 }

@@ -2,12 +2,16 @@ package transforms
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/output"
 )
 
 // InputFile is one matched input file and its position in the sorted list
@@ -43,6 +47,9 @@ type splitFn struct{ Cfg Config }
 func (f *splitFn) ProcessElement(ctx context.Context, in InputFile, emit func(crawl.Split)) error {
 	splits, err := crawl.Splits(ctx, in.Index, in.Path, f.Cfg.Columns)
 	if err != nil {
+		if f.Cfg.SkipBadFiles {
+			return recordBadFile(ctx, f.Cfg.TempDir, crawl.Split{FileIndex: in.Index, Path: in.Path, RowGroup: -1}, err)
+		}
 		return err
 	}
 	for _, sp := range splits {
@@ -50,3 +57,17 @@ func (f *splitFn) ProcessElement(ctx context.Context, in InputFile, emit func(cr
 	}
 	return nil
 }
+
+// recordBadFile notes a bad file or row group under the run's temporary
+// folder, for the manifest. The name is fixed by the split, so a retried
+// bundle rewrites the same record.
+func recordBadFile(ctx context.Context, tempDir string, sp crawl.Split, cause error) error {
+	badFiles.Inc(ctx, 1)
+	b, err := json.Marshal(output.BadFile{Path: sp.Path, RowGroup: sp.RowGroup, Rows: sp.NumRows, Error: cause.Error()})
+	if err != nil {
+		return err
+	}
+	return beamfs.WriteFile(ctx, beamfs.Join(tempDir, output.BadFilesDir, fmt.Sprintf("%06d-%06d.json", sp.FileIndex, sp.RowGroup+1)), b)
+}
+
+var badFiles = beam.NewCounter(Namespace, "bad_files_or_row_groups")

@@ -24,6 +24,7 @@ var (
 	docsOK       = beam.NewCounter(Namespace, "docs_ok")
 	docsEmpty    = beam.NewCounter(Namespace, "docs_empty")
 	docsTooShort = beam.NewCounter(Namespace, "docs_too_short")
+	docsRejected = beam.NewCounter(Namespace, "docs_rejected")
 	shinglesSeen = beam.NewCounter(Namespace, "shingles")
 	sketchValues = beam.NewCounter(Namespace, "sketch_values")
 	phase1Time   = newPhaseTimer("phase1_sketch")
@@ -68,87 +69,51 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	metas := make([][]tables.Doc, parts)
 	sketches := newBatcher(ctx, "sketches", parts, emitSketch)
 	equiv := newBatcher(ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
-	var (
-		tokens   []string
-		shingles []uint64
-		values   []uint64
-		minima   []uint64
-		supers   []uint64
-	)
-	var nOK, nEmpty, nShort, nShingles, nValues int64
+	var nOK, nEmpty, nShort, nRejected, nShingles, nValues int64
+	var scratch sketchScratch
+	next := sp.FirstRow // the first row not yet read
+	keep := func(doc tables.Doc) {
+		p := packed.Partition(uint64(doc.DocID), parts)
+		metas[p] = append(metas[p], doc)
+	}
 	err := crawl.ReadSplit(ctx, sp, f.Cfg.Columns, func(row crawl.Row) error {
-		id := DocID(sp.FileIndex, row.Index)
-		doc := tables.Doc{
-			DocID:      int64(id),
-			ID:         optional(row.ID),
-			URL:        optional(row.URL),
-			Date:       optional(row.Date),
-			SourceFile: sp.Path,
-			SourceRow:  row.Index,
-		}
-		text := row.Content
-		if f.Cfg.Columns.HTML != "" {
-			text = htmltext.Extract(text)
-		}
-		doc.ContentFingerprint = int64(f.h.String(row.Content))
-		tokens = canon.AppendTokens(tokens[:0], text)
-		doc.TokenCount = int64(len(tokens))
-		doc.LexicalFingerprint = int64(f.h.Tokens(tokens))
-		switch {
-		case row.Null:
-			doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+f.Cfg.Columns.ContentColumn())
-			nEmpty++
-		case len(tokens) == 0:
-			doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
-			nEmpty++
-		case len(tokens) < f.Cfg.ShingleWords:
-			doc.Status = tables.StatusTooShort
-			doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(tokens), f.Cfg.ShingleWords))
-			nShort++
-		default:
-			doc.Status = tables.StatusOK
+		next = row.Index + 1
+		doc, rec, keys := f.sketchRow(sp, row, &scratch)
+		switch doc.Status {
+		case tables.StatusOK:
 			nOK++
-			shingles = shingle.Fingerprints(shingles[:0], f.h, tokens, f.Cfg.ShingleWords)
-			switch {
-			case f.Cfg.SuperShingle && f.Cfg.Sketch.Kind == sketch.MinHash:
-				minima = sketch.MinHashValues(minima[:0], shingles, f.Cfg.Sketch.N)
-				values = sketch.TagMinHash(values[:0], minima)
-				supers = supershingle.Bands(supers[:0], f.h, minima, f.Cfg.Bands)
-			case f.Cfg.SuperShingle:
-				values = f.Cfg.Sketch.Select(values[:0], shingles)
-				supers = supershingle.Broder(supers[:0], f.h, values, f.Cfg.SuperSize)
-			default:
-				values = f.Cfg.Sketch.Select(values[:0], shingles)
-			}
-			doc.ShingleCount = int64(len(shingles))
-			doc.SketchSize = int32(len(values))
-			nShingles += int64(len(shingles))
-			nValues += int64(len(values))
+			nShingles += doc.ShingleCount
+			nValues += int64(doc.SketchSize)
+		case tables.StatusEmpty:
+			nEmpty++
+		case tables.StatusTooShort:
+			nShort++
+		case tables.StatusRejected:
+			nRejected++
 		}
-		if doc.Status == tables.StatusOK || doc.Status == tables.StatusTooShort {
-			keys := [3]uint64{uint64(doc.ContentFingerprint), uint64(doc.LexicalFingerprint), uint64(doc.LexicalFingerprint)}
-			if doc.Status == tables.StatusOK && len(values) > 0 {
-				keys[2] = f.h.Combine(values)
-			}
+		if rec != nil {
 			for level, k := range keys {
 				equiv.add(level*parts+packed.Partition(k, parts), packedKey(k))
 			}
-			key := keys[equivalenceLevel(f.Cfg.Equivalence)]
-			rec := packed.Sketch{Key: key, Doc: id}
-			if doc.Status == tables.StatusOK {
-				rec.Values = values
-				if f.Cfg.SuperShingle {
-					rec.Supers = supers
-				}
-			}
-			sketches.add(packed.Partition(key, parts), rec)
+			sketches.add(packed.Partition(rec.Key, parts), *rec)
 		}
-		p := packed.Partition(id, parts)
-		metas[p] = append(metas[p], doc)
+		keep(doc)
 		return nil
 	})
 	if err != nil {
-		return err
+		if !f.Cfg.SkipBadFiles {
+			return err
+		}
+		// The rows of the split not read yet still get their docs rows,
+		// rejected, and the manifest names the file: nothing is lost.
+		if err := recordBadFile(ctx, f.Cfg.TempDir, sp, err); err != nil {
+			return err
+		}
+		for r := next; r < sp.FirstRow+sp.NumRows; r++ {
+			keep(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r,
+				Status: tables.StatusRejected, Reason: optional("row group unreadable: " + err.Error())})
+			nRejected++
+		}
 	}
 	sketches.flush()
 	equiv.flush()
@@ -168,6 +133,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	docsOK.Inc(ctx, nOK)
 	docsEmpty.Inc(ctx, nEmpty)
 	docsTooShort.Inc(ctx, nShort)
+	docsRejected.Inc(ctx, nRejected)
 	shinglesSeen.Inc(ctx, nShingles)
 	sketchValues.Inc(ctx, nValues)
 	return nil
@@ -178,4 +144,78 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// sketchScratch holds the buffers sketchRow reuses from row to row.
+type sketchScratch struct {
+	tokens                           []string
+	shingles, values, minima, supers []uint64
+}
+
+// sketchRow is phase 1 for one row: its docs-table row and, for documents
+// that go on to the identical shortcut, their sketch record and the
+// fingerprints of the three equivalence levels.
+func (f *sketchFn) sketchRow(sp crawl.Split, row crawl.Row, sc *sketchScratch) (tables.Doc, *packed.Sketch, [3]uint64) {
+	id := DocID(sp.FileIndex, row.Index)
+	doc := tables.Doc{
+		DocID:      int64(id),
+		ID:         optional(row.ID),
+		URL:        optional(row.URL),
+		Date:       optional(row.Date),
+		SourceFile: sp.Path,
+		SourceRow:  row.Index,
+	}
+	doc.ContentFingerprint = int64(f.h.String(row.Content))
+	if f.Cfg.MaxDocBytes > 0 && len(row.Content) > f.Cfg.MaxDocBytes {
+		doc.Status = tables.StatusRejected
+		doc.Reason = optional(fmt.Sprintf("%s of %d bytes exceeds --max-doc-bytes %d", f.Cfg.Columns.ContentColumn(), len(row.Content), f.Cfg.MaxDocBytes))
+		return doc, nil, [3]uint64{}
+	}
+	text := row.Content
+	if f.Cfg.Columns.HTML != "" {
+		text = htmltext.Extract(text)
+	}
+	sc.tokens = canon.AppendTokens(sc.tokens[:0], text)
+	doc.TokenCount = int64(len(sc.tokens))
+	doc.LexicalFingerprint = int64(f.h.Tokens(sc.tokens))
+	switch {
+	case row.Null:
+		doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+f.Cfg.Columns.ContentColumn())
+		return doc, nil, [3]uint64{}
+	case len(sc.tokens) == 0:
+		doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
+		return doc, nil, [3]uint64{}
+	case len(sc.tokens) < f.Cfg.ShingleWords:
+		doc.Status = tables.StatusTooShort
+		doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(sc.tokens), f.Cfg.ShingleWords))
+		sc.values, sc.supers = sc.values[:0], sc.supers[:0]
+	default:
+		doc.Status = tables.StatusOK
+		sc.shingles = shingle.Fingerprints(sc.shingles[:0], f.h, sc.tokens, f.Cfg.ShingleWords)
+		switch {
+		case f.Cfg.SuperShingle && f.Cfg.Sketch.Kind == sketch.MinHash:
+			sc.minima = sketch.MinHashValues(sc.minima[:0], sc.shingles, f.Cfg.Sketch.N)
+			sc.values = sketch.TagMinHash(sc.values[:0], sc.minima)
+			sc.supers = supershingle.Bands(sc.supers[:0], f.h, sc.minima, f.Cfg.Bands)
+		case f.Cfg.SuperShingle:
+			sc.values = f.Cfg.Sketch.Select(sc.values[:0], sc.shingles)
+			sc.supers = supershingle.Broder(sc.supers[:0], f.h, sc.values, f.Cfg.SuperSize)
+		default:
+			sc.values = f.Cfg.Sketch.Select(sc.values[:0], sc.shingles)
+			sc.supers = sc.supers[:0]
+		}
+		doc.ShingleCount = int64(len(sc.shingles))
+		doc.SketchSize = int32(len(sc.values))
+	}
+	// Shingle equivalence falls back to the token stream for documents
+	// with an empty sketch, which are not all alike.
+	keys := [3]uint64{uint64(doc.ContentFingerprint), uint64(doc.LexicalFingerprint), uint64(doc.LexicalFingerprint)}
+	if len(sc.values) > 0 {
+		keys[2] = f.h.Combine(sc.values)
+	}
+	rec := &packed.Sketch{Key: keys[equivalenceLevel(f.Cfg.Equivalence)], Doc: id, Values: sc.values}
+	if f.Cfg.SuperShingle {
+		rec.Supers = sc.supers
+	}
+	return doc, rec, keys
 }

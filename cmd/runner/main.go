@@ -19,7 +19,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"slices"
 
@@ -55,15 +54,18 @@ var (
 	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
 	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: one per 8 MiB of input, at least 4)")
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
+	maxDocBytes    = flag.Int("max-doc-bytes", 4<<20, "documents (text or HTML) longer than this many bytes are rejected, with a reason in the docs table (0: no limit)")
+	onBadFile      = flag.String("on-bad-file", "fail", "an unreadable input file or row group: fail (stop, naming the file and why) or skip (go on; its rows that can be named are rejected docs rows, and the manifest lists it)")
+	overwrite      = flag.Bool("overwrite", false, "write into an --output folder that holds files other than a neardup output")
 )
 
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
-	"max-shingle-docs", "threshold", "policy", "partitions", "seed"}
+	"max-shingle-docs", "threshold", "policy", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
-var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true}
+var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true}
 
 func init() {
 	flag.Usage = func() {
@@ -107,7 +109,10 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		log.Fatalf("neardup: %v", err)
+		// Not log.Fatal: Beam routes package log through its own logger,
+		// which would bury the one line users need among INFO records.
+		fmt.Fprintln(os.Stderr, "neardup:", err)
+		os.Exit(1)
 	}
 	c := m.Counts
 	fmt.Printf("neardup: %d documents (%d ok, %d too short, %d empty) in %d files, %.1f MB\n",
@@ -122,6 +127,13 @@ func main() {
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])
 	fmt.Printf("neardup: accounting: %d input rows = %d docs rows = %d clustered + %d alone + %d empty or rejected\n",
 		c["docs"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
+	for _, b := range m.BadFiles {
+		where := "whole file"
+		if b.RowGroup >= 0 {
+			where = fmt.Sprintf("row group %d, %d rows rejected", b.RowGroup, b.Rows)
+		}
+		fmt.Printf("neardup: skipped %s (%s): %s\n", b.Path, where, b.Error)
+	}
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, *outputDir)
 }
 
@@ -173,7 +185,7 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 	if err != nil {
 		return opt, err
 	}
-	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags}, nil
+	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite}, nil
 }
 
 func options() (pipelines.Options, error) {
@@ -236,14 +248,21 @@ func options() (pipelines.Options, error) {
 	if !slices.Contains(transforms.Equivalences, *equivalence) {
 		return opt, usage("--equivalence must be one of %v, not %q", transforms.Equivalences, *equivalence)
 	}
+	if *onBadFile != "fail" && *onBadFile != "skip" {
+		return opt, usage("--on-bad-file must be fail or skip, not %q", *onBadFile)
+	}
+	if *maxDocBytes < 0 {
+		return opt, usage("--max-doc-bytes must be 0 (no limit) or more")
+	}
 	// The manifest records every neardup flag, and Beam's only where set.
 	for _, name := range ownFlags {
 		flags[name] = flag.Lookup(name).Value.String()
 	}
 	opt = pipelines.Options{
-		Input:  *input,
-		Output: *outputDir,
-		Flags:  flags,
+		Input:     *input,
+		Output:    *outputDir,
+		Flags:     flags,
+		Overwrite: *overwrite,
 		Config: transforms.Config{
 			Columns: crawl.Columns{
 				Text: *textColumn, HTML: *htmlColumn, URL: *urlColumn, ID: *idColumn, Date: *dateColumn,
@@ -258,6 +277,8 @@ func options() (pipelines.Options, error) {
 			SuperSize:      *superSize,
 			Bands:          *bands,
 			Verify:         verify,
+			MaxDocBytes:    *maxDocBytes,
+			SkipBadFiles:   *onBadFile == "skip",
 			Partitions:     *partitions,
 			Seed:           *seed,
 		},

@@ -43,9 +43,22 @@ type Dir struct {
 // Prepare readies dir for a run: it removes a previous run's _SUCCESS, so
 // nothing looks complete while this run works, and any temporary files a
 // killed run left, and picks this run's temporary folder.
-func Prepare(ctx context.Context, dir string, inputs []string) (*Dir, error) {
+//
+// It refuses a folder that holds anything but a neardup output (tables,
+// manifest, markers, a killed run's temporary files) unless overwrite is
+// set: a mistyped --output must not bury someone's files.
+func Prepare(ctx context.Context, dir string, inputs []string, overwrite bool) (*Dir, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("no --output folder given")
+	}
+	if !overwrite {
+		foreign, err := foreignEntries(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(foreign) > 0 {
+			return nil, fmt.Errorf("output folder %s holds files that are not a neardup output (%s); choose another --output or pass --overwrite", dir, strings.Join(foreign, ", "))
+		}
 	}
 	for _, in := range inputs {
 		if within(in, dir) {
@@ -65,6 +78,21 @@ func Prepare(ctx context.Context, dir string, inputs []string) (*Dir, error) {
 // Publish moves the shards of every table into place, replacing the old
 // tables, then writes the manifest and the success marker.
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
+	bad, err := beamfs.List(ctx, beamfs.Join(d.TempDir, BadFilesDir, "*.json"))
+	if err != nil {
+		return err
+	}
+	for _, name := range bad {
+		b, err := beamfs.ReadFile(ctx, name)
+		if err != nil {
+			return err
+		}
+		var bf BadFile
+		if err := json.Unmarshal(b, &bf); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		m.BadFiles = append(m.BadFiles, bf)
+	}
 	m.Tables = map[string][]string{}
 	for _, table := range tables.Tables {
 		shards, err := beamfs.List(ctx, beamfs.Join(d.TempDir, table, "*.parquet"))
@@ -111,6 +139,36 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	return beamfs.WriteFile(ctx, beamfs.Join(d.Path, SuccessMarker), nil)
 }
 
+// foreignEntries lists the top-level entries of dir that a neardup output
+// does not have.
+func foreignEntries(ctx context.Context, dir string) ([]string, error) {
+	names, err := beamfs.List(ctx, beamfs.Join(dir, "*"))
+	if err != nil {
+		return nil, err
+	}
+	ours := map[string]bool{SuccessMarker: true, ManifestFile: true, tempRoot: true}
+	for _, t := range tables.Tables {
+		ours[t] = true
+	}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	seen := map[string]bool{}
+	var foreign []string
+	for _, n := range names {
+		rel := strings.TrimPrefix(n, prefix)
+		if beamfs.IsLocal(n) {
+			if r, err := filepath.Rel(dir, n); err == nil {
+				rel = r
+			}
+		}
+		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if !ours[top] && !seen[top] {
+			seen[top] = true
+			foreign = append(foreign, top)
+		}
+	}
+	return foreign, nil
+}
+
 // within reports whether file lies below dir, comparing local paths in
 // absolute form so that "out" and "./out/x" match.
 func within(file, dir string) bool {
@@ -137,6 +195,20 @@ func writeEmpty(ctx context.Context, table, name string) error {
 	}
 	return fmt.Errorf("unknown table %q", table)
 }
+
+// BadFile is a file, or one row group of it, that could not be read. With
+// --on-bad-file=skip the run goes on: the rows of a bad row group get
+// rejected docs rows, a file that cannot be opened at all is listed here.
+type BadFile struct {
+	Path     string `json:"path"`
+	RowGroup int    `json:"row_group"` // -1: the whole file
+	Rows     int64  `json:"rows"`      // rows of the row group, given rejected docs rows
+	Error    string `json:"error"`
+}
+
+// BadFilesDir is where, under the run's temporary folder, the pipeline
+// records bad files for the manifest.
+const BadFilesDir = "_bad_files"
 
 // Input is one input file of the run.
 type Input struct {
@@ -166,6 +238,7 @@ type Manifest struct {
 	BusyMS        map[string]int64    `json:"phase_busy_ms"`
 	WallMS        map[string]int64    `json:"phase_wall_ms"`
 	Tables        map[string][]string `json:"tables"`
+	BadFiles      []BadFile           `json:"bad_files,omitempty"`
 }
 
 // NewManifest starts the manifest of a run with the given flags.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/io/tables"
@@ -25,7 +26,7 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("partial"), 0o644)
 
-	d, err := Prepare(ctx, dir, []string{"/elsewhere/in.parquet"})
+	d, err := Prepare(ctx, dir, []string{"/elsewhere/in.parquet"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +76,34 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 
 func TestPrepareRefusesOutputHoldingInput(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Prepare(context.Background(), dir, []string{filepath.Join(dir, "crawl.parquet")}); err == nil {
+	if _, err := Prepare(context.Background(), dir, []string{filepath.Join(dir, "crawl.parquet")}, true); err == nil {
 		t.Error("Prepare accepted an output folder that holds an input file")
 	}
 	t.Chdir(dir)
-	if _, err := Prepare(context.Background(), ".", []string{"crawl/a.parquet"}); err == nil {
+	if _, err := Prepare(context.Background(), ".", []string{"crawl/a.parquet"}, true); err == nil {
 		t.Error("Prepare accepted a relative output folder that holds a relative input file")
+	}
+}
+
+func TestPrepareRefusesForeignFolders(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("years of work"), 0o644)
+	if _, err := Prepare(ctx, dir, nil, false); err == nil || !strings.Contains(err.Error(), "thesis.tex") {
+		t.Errorf("Prepare accepted a folder holding someone's files: %v", err)
+	}
+	if _, err := Prepare(ctx, dir, nil, true); err != nil {
+		t.Errorf("--overwrite: %v", err)
+	}
+	// A neardup output, even a killed run's leftovers, is ours to replace.
+	out := t.TempDir()
+	os.MkdirAll(filepath.Join(out, tempRoot, "killed", "docs"), 0o755)
+	os.MkdirAll(filepath.Join(out, "docs"), 0o755)
+	os.WriteFile(filepath.Join(out, ManifestFile), []byte("{}"), 0o644)
+	if _, err := Prepare(ctx, out, nil, false); err != nil {
+		t.Errorf("Prepare refused a neardup output: %v", err)
+	}
+	if _, err := Prepare(ctx, filepath.Join(t.TempDir(), "new"), nil, false); err != nil {
+		t.Errorf("Prepare refused a folder that does not exist yet: %v", err)
 	}
 }

@@ -1,0 +1,145 @@
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/io/tables"
+)
+
+type page struct {
+	Text string `parquet:"text"`
+	ID   string `parquet:"id"`
+	URL  string `parquet:"url"`
+}
+
+// writePages writes n synthetic pages in row groups of perGroup rows and
+// returns the file's path.
+func writePages(t *testing.T, dir, name string, n, perGroup int, text func(i int) string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[page](f, parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(int64(perGroup)))
+	rows := make([]page, n)
+	for i := range rows {
+		rows[i] = page{Text: text(i), ID: fmt.Sprintf("%s-%d", name, i), URL: fmt.Sprintf("https://example.test/%s/%d", name, i)}
+	}
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func words(i, n int) string {
+	var b strings.Builder
+	for j := 0; j < n; j++ {
+		fmt.Fprintf(&b, "w%d ", (i*7919+j*104729)%50021)
+	}
+	return b.String()
+}
+
+// corruptRowGroup overwrites bytes inside the first data page of the given
+// row group's first column, leaving the footer intact.
+func corruptRowGroup(t *testing.T, path string, rg int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(strings.NewReader(string(b)), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := f.Metadata().RowGroups[rg].Columns[0].MetaData
+	start, size := md.DataPageOffset, md.TotalCompressedSize
+	for i := start + size/4; i < start+size-8; i++ {
+		b[i] ^= 0x5a
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	writePages(t, dir, "a-good.parquet", 40, 10, func(i int) string { return words(i, 60) })
+	notParquet := filepath.Join(dir, "b-not.parquet")
+	os.WriteFile(notParquet, []byte("<html>this is not a parquet file</html>"), 0o644)
+	truncated := writePages(t, dir, "c-truncated.parquet", 20, 10, func(i int) string { return words(i+100, 60) })
+	b, _ := os.ReadFile(truncated)
+	os.WriteFile(truncated, b[:len(b)/2], 0o644)
+	corrupt := writePages(t, dir, "d-corrupt.parquet", 30, 10, func(i int) string { return words(i+200, 60) })
+	corruptRowGroup(t, corrupt, 1)
+	input := filepath.Join(dir, "*.parquet")
+
+	// Failing is the default, and the error names the file.
+	_, err := Run(context.Background(), Options{Input: input, Output: t.TempDir(), Config: defaultConfig()})
+	if err == nil || !strings.Contains(err.Error(), "b-not.parquet") && !strings.Contains(err.Error(), "c-truncated.parquet") && !strings.Contains(err.Error(), "d-corrupt.parquet") {
+		t.Errorf("a run over bad files failed with %v; want an error naming a bad file", err)
+	}
+
+	cfg := defaultConfig()
+	cfg.SkipBadFiles = true
+	r := run(t, input, cfg)
+	// The good file's 40 rows and the corrupt file's 30 (20 readable, 10
+	// rejected) are accounted for; the unreadable files are listed.
+	checkInvariants(t, r, 70)
+	var rejected int
+	for _, d := range r.docs {
+		if d.Status == tables.StatusRejected {
+			rejected++
+			if d.SourceFile != corrupt || d.SourceRow < 10 || d.SourceRow >= 20 || d.Reason == nil || !strings.Contains(*d.Reason, "unreadable") {
+				t.Errorf("rejected doc %+v: want rows 10-19 of %s with a reason", d, corrupt)
+			}
+		}
+	}
+	if rejected != 10 {
+		t.Errorf("%d rows rejected, want the 10 rows of the corrupt row group", rejected)
+	}
+	listed := map[string]int{}
+	for _, bf := range r.manifest.BadFiles {
+		listed[filepath.Base(bf.Path)] = bf.RowGroup
+		if bf.Error == "" {
+			t.Errorf("bad file %s listed without a reason", bf.Path)
+		}
+	}
+	want := map[string]int{"b-not.parquet": -1, "c-truncated.parquet": -1, "d-corrupt.parquet": 1}
+	if fmt.Sprint(listed) != fmt.Sprint(want) {
+		t.Errorf("manifest lists bad files %v, want %v", listed, want)
+	}
+}
+
+func TestMaxDocBytes(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("lorem ipsum dolor sit amet ", 200000) // 5.4 MB
+	writePages(t, dir, "big.parquet", 3, 10, func(i int) string {
+		if i == 1 {
+			return big
+		}
+		return words(i, 50)
+	})
+	cfg := defaultConfig()
+	cfg.MaxDocBytes = 1 << 20
+	r := run(t, filepath.Join(dir, "big.parquet"), cfg)
+	checkInvariants(t, r, 3)
+	d := r.byID["big.parquet-1"]
+	if d == nil || d.Status != tables.StatusRejected || d.Reason == nil || !strings.Contains(*d.Reason, "max-doc-bytes") {
+		t.Errorf("the 5 MB document: %+v, want rejected for --max-doc-bytes", d)
+	}
+	if got := r.manifest.Counts["docs_rejected"]; got != 1 {
+		t.Errorf("%d docs rejected, want 1", got)
+	}
+}
