@@ -1,10 +1,12 @@
 package pipelines
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,5 +143,97 @@ func TestMaxDocBytes(t *testing.T) {
 	}
 	if got := r.manifest.Counts["docs_rejected"]; got != 1 {
 		t.Errorf("%d docs rejected, want 1", got)
+	}
+}
+
+type nullablePage struct {
+	Text *string `parquet:"text,optional"`
+	ID   string  `parquet:"id"`
+	URL  string  `parquet:"url"`
+	HTML string  `parquet:"html"`
+}
+
+// TestAwkwardRows: every awkward row gets a docs row with the status users
+// would expect, and duplicate ids or URLs are separate documents.
+func TestAwkwardRows(t *testing.T) {
+	str := func(s string) *string { return &s }
+	long := words(1, 40)
+	deep := strings.Repeat("<div>", 20000) + long + strings.Repeat("</div>", 3)
+	rows := []nullablePage{
+		{Text: nil, ID: "null", URL: "u"},
+		{Text: str(""), ID: "empty", URL: "u"},
+		{Text: str(" \t\n "), ID: "space", URL: "u"},
+		{Text: str("one two three"), ID: "short", URL: "u"},
+		{Text: str("caf\xe9 \xff\xfe " + long), ID: "badutf8", URL: "u"},
+		{Text: str("nul\x00bytes\x00 " + long), ID: "nul", URL: "u"},
+		{Text: str(long), ID: "dup", URL: "same"},
+		{Text: str(words(2, 40)), ID: "dup", URL: "same"},
+	}
+	htmls := []string{"<html><head><title>t</title></head></html>", deep, "<p>unclosed <b>" + long, "", "<!-- only a comment -->", "<script>var x</script>", long, long}
+	for i := range rows {
+		rows[i].HTML = htmls[i]
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "awkward.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[nullablePage](f)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+
+	r := run(t, path, defaultConfig())
+	checkInvariants(t, r, len(rows))
+	byRow := func(r *result) {
+		slices.SortFunc(r.docs, func(x, y tables.Doc) int { return cmp.Compare(x.SourceRow, y.SourceRow) })
+	}
+	byRow(r)
+	want := []string{tables.StatusEmpty, tables.StatusEmpty, tables.StatusEmpty, tables.StatusTooShort, tables.StatusOK, tables.StatusOK, tables.StatusOK, tables.StatusOK}
+	for i, d := range r.docs {
+		if d.SourceRow != int64(i) {
+			t.Fatalf("docs not in row order at %d", i)
+		}
+		if d.Status != want[i] {
+			t.Errorf("row %d (%s): status %q, want %q", i, rows[i].ID, d.Status, want[i])
+		}
+	}
+	if r.docs[0].Reason == nil || !strings.Contains(*r.docs[0].Reason, "null") {
+		t.Errorf("null text: reason %v", r.docs[0].Reason)
+	}
+	if r.docs[6].DocID == r.docs[7].DocID {
+		t.Error("rows with the same id and URL share a doc_id")
+	}
+
+	cfg := defaultConfig()
+	cfg.Columns.Text, cfg.Columns.HTML = "", "html"
+	h := run(t, path, cfg)
+	checkInvariants(t, h, len(rows))
+	byRow(h)
+	wantHTML := []string{tables.StatusTooShort, tables.StatusOK, tables.StatusOK, tables.StatusEmpty, tables.StatusEmpty, tables.StatusEmpty, tables.StatusOK, tables.StatusOK}
+	for i, d := range h.docs {
+		if d.Status != wantHTML[i] {
+			t.Errorf("html row %d: status %q, want %q", i, d.Status, wantHTML[i])
+		}
+	}
+	// The deeply nested page and the page without closing tags keep their text.
+	if h.docs[1].TokenCount != 40 || h.docs[2].TokenCount != 41 {
+		t.Errorf("tokens of nested / unclosed HTML: %d, %d; want 40, 41", h.docs[1].TokenCount, h.docs[2].TokenCount)
+	}
+}
+
+func TestInputErrorsBeforeThePipeline(t *testing.T) {
+	out := t.TempDir()
+	for _, in := range []string{filepath.Join(t.TempDir(), "*.parquet"), "/nonexistent/crawl.parquet"} {
+		_, err := Run(context.Background(), Options{Input: in, Output: out, Config: defaultConfig()})
+		if err == nil || !strings.Contains(err.Error(), "matches no files") {
+			t.Errorf("input %s: %v, want an error saying it matches no files", in, err)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a run that never started wrote %d entries into the output folder", len(entries))
 	}
 }

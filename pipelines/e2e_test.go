@@ -143,8 +143,13 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 	if len(r.docs) != inputRows {
 		t.Errorf("docs has %d rows, input has %d", len(r.docs), inputRows)
 	}
-	if got := r.manifest.Counts["docs"]; got != int64(inputRows) {
+	c := r.manifest.Counts
+	if got := c["docs"]; got != int64(inputRows) {
 		t.Errorf("manifest counts %d docs, input has %d", got, inputRows)
+	}
+	if sum := c["docs_in_clusters"] + c["docs_alone"] + c["docs_empty_or_rejected"]; sum != int64(inputRows) || c["docs_written"] != int64(inputRows) {
+		t.Errorf("accounting: %d input rows, %d docs rows written = %d clustered + %d alone + %d empty or rejected",
+			inputRows, c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
 	}
 	members := map[int64]int64{}
 	copies := map[int64]int64{}
