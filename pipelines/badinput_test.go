@@ -237,3 +237,20 @@ func TestInputErrorsBeforeThePipeline(t *testing.T) {
 		t.Errorf("a run that never started wrote %d entries into the output folder", len(entries))
 	}
 }
+
+// TestMillionTinyRows: one row group of a million one-word rows, every one
+// accounted for, none clustered (identical one-word pages are copies).
+func TestMillionTinyRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the million-row test in -short mode")
+	}
+	const n = 1_000_000
+	dir := t.TempDir()
+	writePages(t, dir, "tiny.parquet", n, n, func(i int) string { return fmt.Sprintf("w%d", i%1000) })
+	r := run(t, filepath.Join(dir, "tiny.parquet"), defaultConfig())
+	checkInvariants(t, r, n)
+	c := r.manifest.Counts
+	if c["docs_too_short"] != n || c["identical_groups"] != 1000 || c["identical_skipped"] != n-1000 {
+		t.Errorf("counts %v: want %d too short, 1000 identical groups, %d copies", c, n, n-1000)
+	}
+}
