@@ -126,7 +126,7 @@ func TestBadFiles(t *testing.T) {
 
 func TestMaxDocBytes(t *testing.T) {
 	dir := t.TempDir()
-	big := strings.Repeat("lorem ipsum dolor sit amet ", 200000) // 5.4 MB
+	big := strings.Repeat("lorem ipsum dolor sit amet ", 2_000_000) // 54 MB
 	writePages(t, dir, "big.parquet", 3, 10, func(i int) string {
 		if i == 1 {
 			return big
@@ -134,12 +134,12 @@ func TestMaxDocBytes(t *testing.T) {
 		return words(i, 50)
 	})
 	cfg := defaultConfig()
-	cfg.MaxDocBytes = 1 << 20
+	cfg.MaxDocBytes = 4 << 20 // the command's default
 	r := run(t, filepath.Join(dir, "big.parquet"), cfg)
 	checkInvariants(t, r, 3)
 	d := r.byID["big.parquet-1"]
 	if d == nil || d.Status != tables.StatusRejected || d.Reason == nil || !strings.Contains(*d.Reason, "max-doc-bytes") {
-		t.Errorf("the 5 MB document: %+v, want rejected for --max-doc-bytes", d)
+		t.Errorf("the 54 MB document: %+v, want rejected for --max-doc-bytes", d)
 	}
 	if got := r.manifest.Counts["docs_rejected"]; got != 1 {
 		t.Errorf("%d docs rejected, want 1", got)

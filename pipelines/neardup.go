@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/io/beamfs"
@@ -54,6 +55,9 @@ type Options struct {
 // flags (the embedded Prism runner by default) and publishes the output
 // atomically. It returns the manifest it wrote.
 func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
+	if err := waitsForJob(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	files, err := beamfs.Match(ctx, opt.Input)
 	if err != nil {
@@ -97,6 +101,16 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// waitsForJob refuses --async: the output is published by the launcher
+// once the job has finished, so a launcher that returns at submission would
+// publish empty tables and _SUCCESS while the job still runs.
+func waitsForJob() error {
+	if *jobopts.Async {
+		return fmt.Errorf("--async is not supported: neardup publishes its tables when the job has finished, so the launcher must wait for it")
+	}
+	return nil
 }
 
 // pipelineError shortens a failed job's error to the DoFn's own message

@@ -41,6 +41,9 @@ func BuildRecluster(s beam.Scope, pairShards, docShards []string, cfg transforms
 // Recluster redoes only phase 4 of the run in opt.From under opt.Policy and
 // writes the same tables a full run with that policy would.
 func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, error) {
+	if err := waitsForJob(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	src, err := output.ReadManifest(ctx, opt.From)
 	if err != nil {

@@ -1,9 +1,9 @@
 // Package beamfs gives neardup what it needs from Beam's filesystem
 // abstraction: glob expansion, random access for Parquet (ranged reads on
-// gs:// and s3://, package objstore), and the moves and
-// removals that make outputs appear atomically. Every path may be local or
-// any registered scheme (gs://, s3://), so nothing here calls package os
-// except for the local scheme's directory clean-up.
+// gs:// and s3://, through package objstore), and the moves and removals
+// that make outputs appear atomically. Every path may be local or any
+// registered scheme (gs://, s3://), so nothing here calls package os except
+// for the local scheme's directory clean-up.
 package beamfs
 
 import (
@@ -233,19 +233,41 @@ func Move(ctx context.Context, oldpath, newpath string) error {
 	return fmt.Errorf("filesystem of %q can neither rename nor copy", oldpath)
 }
 
+// maxDepth is how many levels below a folder RemoveAll looks on schemes
+// whose List has no recursive glob; neardup's deepest is 3
+// (_temporary/RUN/TABLE/part-*.parquet).
+const maxDepth = 8
+
 // RemoveAll removes every file below dir. Object stores have no directories;
 // on the local filesystem the emptied directories go too.
 func RemoveAll(ctx context.Context, dir string) error {
 	if isLocal(dir) {
 		return os.RemoveAll(dir)
 	}
-	names, err := List(ctx, strings.TrimSuffix(dir, "/")+"/**")
-	if err != nil {
-		return err
+	dir = strings.TrimSuffix(dir, "/")
+	// gs:// matches ** at any depth. s3:// (and memfs://) match globs with
+	// filepath.Match, where ** is *, one level only: list each level too.
+	globs := []string{dir + "/**"}
+	if !strings.HasPrefix(dir, "gs://") {
+		for d, g := 1, dir; d <= maxDepth; d++ {
+			g += "/*"
+			globs = append(globs, g)
+		}
 	}
-	for _, n := range names {
-		if err := Remove(ctx, n); err != nil {
+	done := map[string]bool{}
+	for _, g := range globs {
+		names, err := List(ctx, g)
+		if err != nil {
 			return err
+		}
+		for _, n := range names {
+			if done[n] {
+				continue
+			}
+			done[n] = true
+			if err := Remove(ctx, n); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -1,12 +1,20 @@
 package beamfs
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	// memfs:// globs like s3:// (filepath.Match: ** is one level).
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+
+	"github.com/neardup/neardup/io/objstore"
 )
 
 func TestMatch(t *testing.T) {
@@ -46,5 +54,113 @@ func TestMoveAndRemove(t *testing.T) {
 	}
 	if err := Remove(ctx, dst); err != nil {
 		t.Errorf("removing a file already gone must succeed (retries): %v", err)
+	}
+}
+
+// Local files are opened in place (no copy into memory) with random access.
+func TestOpenReaderAtLocal(t *testing.T) {
+	ctx := context.Background()
+	data := []byte("PAR1 some bytes in the middle PAR1")
+	name := filepath.Join(t.TempDir(), "x.parquet")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, size, err := OpenReaderAt(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if size != int64(len(data)) {
+		t.Errorf("size %d, want %d", size, len(data))
+	}
+	if _, ok := r.(*os.File); !ok {
+		t.Errorf("local file opened as %T, want *os.File (read in place)", r)
+	}
+	p := make([]byte, 4)
+	for _, off := range []int64{int64(len(data)) - 4, 0, 10} {
+		if n, err := r.ReadAt(p, off); n != 4 || err != nil || !bytes.Equal(p, data[off:off+4]) {
+			t.Errorf("ReadAt(4, %d) = %q, %v", off, p[:n], err)
+		}
+	}
+	if _, _, err := OpenReaderAt(ctx, filepath.Join(t.TempDir(), "missing.parquet")); err == nil {
+		t.Error("opening a missing file succeeded")
+	}
+}
+
+// memObject is an in-memory object store object for the dispatch test.
+type memObject struct {
+	data []byte
+	mu   sync.Mutex
+	gets int
+}
+
+func (m *memObject) Size(context.Context) (int64, error) { return int64(len(m.data)), nil }
+
+func (m *memObject) ReadRange(_ context.Context, off, n int64) (io.ReadCloser, error) {
+	m.mu.Lock()
+	m.gets++
+	m.mu.Unlock()
+	return io.NopCloser(bytes.NewReader(m.data[off : off+n])), nil
+}
+
+// Schemes objstore handles (gs, s3; here an in-memory one) get its ranged
+// reader instead of a whole-object copy.
+func TestOpenReaderAtObjectStore(t *testing.T) {
+	obj := &memObject{data: bytes.Repeat([]byte("0123456789"), 1000)}
+	objstore.Register("beamfstest", func(_ context.Context, name string) (objstore.RangeReader, error) {
+		if name != "beamfstest://bucket/x.parquet" {
+			t.Errorf("opener got %q", name)
+		}
+		return obj, nil
+	})
+	r, size, err := OpenReaderAt(context.Background(), "beamfstest://bucket/x.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, ok := r.(*objstore.ReaderAt); !ok || size != 10000 {
+		t.Fatalf("got %T of size %d, want an *objstore.ReaderAt of 10000 bytes", r, size)
+	}
+	p := make([]byte, 5)
+	if n, err := r.ReadAt(p, 9995); n != 5 || err != nil || string(p) != "56789" {
+		t.Errorf("ReadAt(5, 9995) = %q, %v", p[:n], err)
+	}
+	if obj.gets != 1 {
+		t.Errorf("%d ranged reads, want 1", obj.gets)
+	}
+}
+
+// RemoveAll reaches every depth on a scheme whose List matches ** as one
+// level (s3:// and memfs://), and nothing beside the folder.
+func TestRemoveAllNested(t *testing.T) {
+	ctx := context.Background()
+	gone := []string{
+		"memfs://out/_temporary/x",
+		"memfs://out/_temporary/run1/docs/part-00000.parquet",
+		"memfs://out/_temporary/run1/_bad_files/a.json",
+		"memfs://out/_temporary/a/b/c/d/e/f.txt",
+	}
+	kept := []string{"memfs://out/docs/part-00000.parquet", "memfs://out/_temporary2/y", "memfs://out/_SUCCESS"}
+	for _, n := range append(gone, kept...) {
+		if err := WriteFile(ctx, n, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveAll(ctx, "memfs://out/_temporary/"); err != nil {
+		t.Fatal(err)
+	}
+	left, err := List(ctx, "memfs://out/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := 2; d <= 7; d++ {
+		more, _ := List(ctx, "memfs://out"+strings.Repeat("/*", d))
+		left = append(left, more...)
+	}
+	slices.Sort(left)
+	want := slices.Clone(kept)
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("after RemoveAll: %v, want %v", left, want)
 	}
 }

@@ -14,13 +14,22 @@
 //   - the head (the first HeadSize bytes, 64 KiB) in one small request when
 //     a read lies entirely within it, so the 4-byte magic Parquet checks at
 //     offset 0 does not cost a whole block;
-//   - everything else in aligned blocks of BlockSize bytes (8 MiB), one
-//     request per block, of which the CacheBlocks (8) most recently used
-//     stay in memory, so the cursors of the columns being decoded all stay
-//     resident.
+//   - anything else in blocks of BlockSize bytes (8 MiB) starting at the
+//     first byte missing (more when one read asks for more), one request
+//     each. A block stops where the next cached block starts, so nothing
+//     cached is fetched again, and blocks are not aligned, so the first read
+//     of a column chunk fetches that column's bytes and not the end of the
+//     previous chunk. CacheBlocks (8) blocks stay in memory; when one must
+//     go, blocks read to their end go first (their cursor has moved on),
+//     then the least recently used, so the block under every column cursor
+//     stays. A new block also stops where a recently finished one started
+//     (the end of one column chunk runs into the start of the next, which
+//     its own cursor has read already). A sequential scan costs one request
+//     per BlockSize bytes.
 //
-// Head and tail stay until Close; at most HeadSize + TailSize + CacheBlocks
-// × BlockSize bytes (about 65 MiB by default) are held per open reader.
+// Head and tail stay until Close; at most HeadSize + TailSize + CacheBlocks ×
+// BlockSize bytes (about 65 MiB by default) are held per open reader, more
+// only when single reads are larger than a block.
 package objstore
 
 import (
@@ -31,6 +40,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // RangeReader is the little an object store must offer: the object's size
@@ -45,8 +55,8 @@ type RangeReader interface {
 // Options sizes a ReaderAt's requests and cache. Zero fields take the
 // defaults.
 type Options struct {
-	BlockSize   int64 // bytes per request in the body of the object; default 8 MiB
-	CacheBlocks int   // blocks kept, least recently used evicted; default 8
+	BlockSize   int64 // bytes per request after a miss, from the missing byte on; default 8 MiB
+	CacheBlocks int   // blocks kept (finished ones evicted first, then the least recently used); default 8
 	HeadSize    int64 // bytes fetched for a small read at the start; default 64 KiB
 	TailSize    int64 // bytes fetched at the end in one request; default 1 MiB
 }
@@ -142,14 +152,20 @@ type ReaderAt struct {
 	closed bool
 	head   *span
 	tail   *span
-	blocks map[int64]*list.Element // block index -> element of lru holding a *span
-	lru    list.List               // most recently used at the front
+	lru    list.List // the cached blocks (*span), most recently used at the front
+	// Where recently evicted blocks that were read to their end started: a
+	// new block stops there too, since a cursor has already read on from
+	// that point (the end of one column chunk runs into the next one's start).
+	finished []int64
 }
 
-// span is a fetched (or being fetched) range of the object.
+const maxFinished = 64
+
+// span is a fetched (or being fetched) range [start, end) of the object.
 type span struct {
 	start, end int64
-	block      int64 // block index; -1 for head and tail
+	elem       *list.Element // in lru while the block is cached; nil for head and tail
+	consumed   atomic.Bool   // its last byte was read: a sequential cursor has moved on
 	done       chan struct{}
 	data       []byte // valid once done is closed and err is nil
 	err        error
@@ -166,7 +182,7 @@ func NewReaderAt(ctx context.Context, name string, rr RangeReader, opt Options) 
 		return nil, fmt.Errorf("%s: object store reports size %d", name, size)
 	}
 	opt = opt.withDefaults()
-	r := &ReaderAt{ctx: ctx, name: name, rr: rr, opt: opt, size: size, blocks: map[int64]*list.Element{}}
+	r := &ReaderAt{ctx: ctx, name: name, rr: rr, opt: opt, size: size}
 	r.tailStart = max(0, size-opt.TailSize)
 	r.headEnd = min(opt.HeadSize, r.tailStart)
 	return r, nil
@@ -196,7 +212,11 @@ func (r *ReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		n += copy(want[n:], s.data[pos-s.start:])
+		k := copy(want[n:], s.data[pos-s.start:])
+		if pos+int64(k) == s.end {
+			s.consumed.Store(true)
+		}
+		n += k
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -212,33 +232,7 @@ func (r *ReaderAt) span(pos, end int64) (*span, error) {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("%s: read after Close", r.name)
 	}
-	var s *span
-	fetch := false
-	switch {
-	case pos >= r.tailStart:
-		if r.tail == nil {
-			r.tail, fetch = newSpan(r.tailStart, r.size, -1), true
-		}
-		s = r.tail
-	case r.head != nil && pos < r.head.end:
-		s = r.head
-	default:
-		b := pos / r.opt.BlockSize
-		if e, ok := r.blocks[b]; ok {
-			r.lru.MoveToFront(e)
-			s = e.Value.(*span)
-		} else if r.head == nil && end <= r.headEnd {
-			r.head, fetch = newSpan(0, r.headEnd, -1), true
-			s = r.head
-		} else {
-			s, fetch = newSpan(b*r.opt.BlockSize, min((b+1)*r.opt.BlockSize, r.tailStart), b), true
-			r.blocks[b] = r.lru.PushFront(s)
-			for r.lru.Len() > r.opt.CacheBlocks {
-				old := r.lru.Remove(r.lru.Back()).(*span)
-				delete(r.blocks, old.block)
-			}
-		}
-	}
+	s, fetch := r.find(pos, end)
 	r.mu.Unlock()
 	if fetch {
 		r.fetch(s)
@@ -250,8 +244,70 @@ func (r *ReaderAt) span(pos, end int64) (*span, error) {
 	return s, nil
 }
 
-func newSpan(start, end, block int64) *span {
-	return &span{start: start, end: end, block: block, done: make(chan struct{})}
+// find returns the span holding pos, and whether the caller must fetch it
+// (a new span). r.mu is held.
+func (r *ReaderAt) find(pos, end int64) (s *span, fetch bool) {
+	if pos >= r.tailStart {
+		if r.tail == nil {
+			r.tail = newSpan(r.tailStart, r.size)
+			return r.tail, true
+		}
+		return r.tail, false
+	}
+	if r.head != nil && pos < r.head.end {
+		return r.head, false
+	}
+	next := r.tailStart // where a new block must stop: the next cached byte
+	for e := r.lru.Front(); e != nil; e = e.Next() {
+		b := e.Value.(*span)
+		if b.start <= pos && pos < b.end {
+			r.lru.MoveToFront(e)
+			return b, false
+		}
+		if b.start > pos {
+			next = min(next, b.start)
+		}
+	}
+	for _, start := range r.finished {
+		if start > pos {
+			next = min(next, start)
+		}
+	}
+	if r.head == nil && end <= r.headEnd {
+		r.head = newSpan(0, r.headEnd)
+		return r.head, true
+	}
+	s = newSpan(pos, min(max(pos+r.opt.BlockSize, end), next))
+	s.elem = r.lru.PushFront(s)
+	for r.lru.Len() > r.opt.CacheBlocks {
+		old := r.lru.Remove(r.victim()).(*span)
+		old.elem = nil
+		if old.consumed.Load() {
+			if len(r.finished) == maxFinished {
+				r.finished = r.finished[1:]
+			}
+			r.finished = append(r.finished, old.start)
+		}
+	}
+	return s, true
+}
+
+// victim picks the block to evict: the least recently used of those read to
+// their end, else the least recently used. Parquet decodes several column
+// chunks at once, each read front to back at its own pace; a block a cursor
+// has finished is the one not needed again, while plain LRU would evict the
+// live block of a slow column (a URL column beside the text).
+func (r *ReaderAt) victim() *list.Element {
+	for e := r.lru.Back(); e != nil; e = e.Prev() {
+		if e.Value.(*span).consumed.Load() {
+			return e
+		}
+	}
+	return r.lru.Back()
+}
+
+func newSpan(start, end int64) *span {
+	return &span{start: start, end: end, done: make(chan struct{})}
 }
 
 // fetch reads s with one request. A failed span is forgotten, so a later
@@ -272,11 +328,9 @@ func (r *ReaderAt) fetch(s *span) {
 		r.tail = nil
 	case r.head == s:
 		r.head = nil
-	default:
-		if e, ok := r.blocks[s.block]; ok && e.Value.(*span) == s {
-			r.lru.Remove(e)
-			delete(r.blocks, s.block)
-		}
+	case s.elem != nil:
+		r.lru.Remove(s.elem)
+		s.elem = nil
 	}
 }
 
@@ -307,7 +361,7 @@ func (r *ReaderAt) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
-	r.head, r.tail, r.blocks = nil, nil, nil
+	r.head, r.tail, r.finished = nil, nil, nil
 	r.lru.Init()
 	return nil
 }
