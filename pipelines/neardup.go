@@ -86,9 +86,14 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
+	return execute(ctx, out, m, start, func(s beam.Scope) { Build(s, files, cfg) })
+}
 
+// execute builds and runs a pipeline whose shards go to out's temporary
+// folder, waits for it, and publishes the output with its manifest.
+func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start time.Time, build func(beam.Scope)) (*output.Manifest, error) {
 	p, s := beam.NewPipelineWithRoot()
-	Build(s, files, cfg)
+	build(s)
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
 		return nil, pipelineError(err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
@@ -94,18 +93,5 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
-	p, s := beam.NewPipelineWithRoot()
-	BuildRecluster(s, pairShards, docShards, cfg)
-	res, err := beamx.RunWithMetrics(ctx, p)
-	if err != nil {
-		return nil, pipelineError(err)
-	}
-	if res != nil {
-		m.AddMetrics(res.Metrics())
-	}
-	m.Finish(start)
-	if err := out.Publish(ctx, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return execute(ctx, out, m, start, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, cfg) })
 }
