@@ -1,0 +1,598 @@
+package main
+
+// The floor: the same job as the pipeline in one plain Go process, no Beam.
+// It reads the same Parquet row groups with io/crawl, sketches with the same
+// packages, takes the same identical shortcut, builds the shingle lists and
+// counts pairs by sorting, links with the same policy, clusters with the
+// same union-find and writes the same tables with io/tables. What the
+// pipeline costs beyond it is the price of Beam and Prism.
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup/canon"
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/htmltext"
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/unionfind"
+)
+
+// floorPhases are the floor's phases, in order, named as the bench prints
+// the pipeline's.
+var floorPhases = []string{"sketch", "ident", "merge", "pairs", "cluster", "out"}
+
+// floorResult is what the floor reports, written as floor.json next to its
+// tables. Counts use the pipeline's counter names.
+type floorResult struct {
+	TextBytes    int64            `json:"text_bytes"`
+	PhaseMS      map[string]int64 `json:"phase_ms"`
+	Counts       map[string]int64 `json:"counts"`
+	UFBytesPerID float64          `json:"uf_bytes_per_id"`
+	WallSeconds  float64          `json:"wall_seconds"`
+}
+
+const floorResultFile = "floor.json"
+
+// defaultConfig is cmd/runner's defaults.
+func defaultConfig() transforms.Config {
+	return transforms.Config{
+		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
+		ShingleWords:   10,
+		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
+		Equivalence:    transforms.IdenticalContent,
+		MaxShingleDocs: 1000,
+		Policy:         policy.Default,
+		Seed:           fingerprint.DefaultSeed,
+		MaxDocBytes:    4 << 20,
+	}
+}
+
+// sketchRec is one document's entry to the identical shortcut.
+type sketchRec struct {
+	key, doc uint64
+	values   []uint64
+}
+
+// posting is <shingle, doc> with the doc as its dense representative index.
+type posting struct {
+	shingle uint64
+	doc     uint32
+}
+
+// edge is a union-find input, as the pipeline's packed.Edge.
+type edge struct {
+	a, b uint64
+	res  float64
+	copy bool
+}
+
+// parallel runs fn(i) for i in [0, n) on workers goroutines.
+func parallel(workers, n int, fn func(worker, i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || errs[w] != nil {
+					return
+				}
+				errs[w] = fn(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runFloor runs the floor over input and writes its tables and result to
+// outDir. It supports the pipeline's pairs mode with a MOD_m sketch.
+func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, workers int) (*floorResult, error) {
+	if cfg.Sketch.Kind != sketch.Mod || cfg.SuperShingle {
+		return nil, fmt.Errorf("floor: only pairs mode with a mod:M sketch")
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
+	res := &floorResult{PhaseMS: map[string]int64{}, Counts: map[string]int64{}}
+	phaseStart := start
+	phase := func(name string) {
+		now := time.Now()
+		res.PhaseMS[name] = now.Sub(phaseStart).Milliseconds()
+		phaseStart = now
+	}
+	count := func(name string, n int64) { res.Counts[name] += n }
+	if err := os.RemoveAll(outDir); err != nil {
+		return nil, err
+	}
+
+	// Phase 1: read and sketch the row groups in parallel.
+	files, err := beamfs.Match(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	var splits []crawl.Split
+	for i, f := range files {
+		sp, err := crawl.Splits(ctx, i, f, cfg.Columns)
+		if err != nil {
+			return nil, err
+		}
+		splits = append(splits, sp...)
+	}
+	type splitOut struct {
+		docs  []tables.Doc
+		recs  []sketchRec
+		text  int64
+		stats [6]int64 // ok, empty, too short, shingles, sketch values, rejected
+	}
+	outs := make([]splitOut, len(splits))
+	level := slices.Index(transforms.Equivalences, cfg.Equivalence)
+	err = parallel(workers, len(splits), func(_, i int) error {
+		sp := splits[i]
+		h := fingerprint.New(cfg.Seed)
+		var tokens []string
+		var shingles, values, arena []uint64
+		type span struct{ off, n int }
+		var spans []span
+		o := &outs[i]
+		err := crawl.ReadSplit(ctx, sp, cfg.Columns, func(row crawl.Row) error {
+			id := transforms.DocID(sp.FileIndex, row.Index)
+			doc := tables.Doc{DocID: int64(id), ID: optional(row.ID), URL: optional(row.URL), Date: optional(row.Date),
+				SourceFile: sp.Path, SourceRow: row.Index}
+			o.text += int64(len(row.Content))
+			doc.ContentFingerprint = int64(h.String(row.Content))
+			if cfg.MaxDocBytes > 0 && len(row.Content) > cfg.MaxDocBytes {
+				doc.Status = tables.StatusRejected
+				doc.Reason = optional(fmt.Sprintf("%s of %d bytes exceeds --max-doc-bytes %d", cfg.Columns.ContentColumn(), len(row.Content), cfg.MaxDocBytes))
+				o.stats[5]++
+				o.docs = append(o.docs, doc)
+				return nil
+			}
+			text := row.Content
+			if cfg.Columns.HTML != "" {
+				text = htmltext.Extract(text)
+			}
+			tokens = canon.AppendTokens(tokens[:0], text)
+			doc.TokenCount = int64(len(tokens))
+			doc.LexicalFingerprint = int64(h.Tokens(tokens))
+			values = values[:0]
+			switch {
+			case row.Null:
+				doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+cfg.Columns.ContentColumn())
+				o.stats[1]++
+			case len(tokens) == 0:
+				doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
+				o.stats[1]++
+			case len(tokens) < cfg.ShingleWords:
+				doc.Status = tables.StatusTooShort
+				doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(tokens), cfg.ShingleWords))
+				o.stats[2]++
+			default:
+				doc.Status = tables.StatusOK
+				o.stats[0]++
+				shingles = shingle.Fingerprints(shingles[:0], h, tokens, cfg.ShingleWords)
+				values = cfg.Sketch.Select(values[:0], shingles)
+				doc.ShingleCount = int64(len(shingles))
+				doc.SketchSize = int32(len(values))
+				o.stats[3] += int64(len(shingles))
+				o.stats[4] += int64(len(values))
+			}
+			if doc.Status == tables.StatusOK || doc.Status == tables.StatusTooShort {
+				keys := [3]uint64{uint64(doc.ContentFingerprint), uint64(doc.LexicalFingerprint), uint64(doc.LexicalFingerprint)}
+				if doc.Status == tables.StatusOK && len(values) > 0 {
+					keys[2] = h.Combine(values)
+				}
+				o.recs = append(o.recs, sketchRec{key: keys[max(level, 0)], doc: id})
+				spans = append(spans, span{len(arena), len(values)})
+				arena = append(arena, values...)
+			}
+			o.docs = append(o.docs, doc)
+			return nil
+		})
+		for k, s := range spans {
+			if s.n > 0 {
+				o.recs[k].values = arena[s.off : s.off+s.n : s.off+s.n]
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var nrecs int
+	for i := range outs {
+		o := &outs[i]
+		res.TextBytes += o.text
+		count("docs", int64(len(o.docs)))
+		count("docs_ok", o.stats[0])
+		count("docs_empty", o.stats[1])
+		count("docs_too_short", o.stats[2])
+		count("shingles", o.stats[3])
+		count("sketch_values", o.stats[4])
+		count("docs_rejected", o.stats[5])
+		nrecs += len(o.recs)
+	}
+	phase("sketch")
+
+	// The identical shortcut: sort by identity key, keep the lowest doc.
+	recs := make([]sketchRec, 0, nrecs)
+	for i := range outs {
+		recs = append(recs, outs[i].recs...)
+		outs[i].recs = nil
+	}
+	slices.SortFunc(recs, func(x, y sketchRec) int {
+		if x.key != y.key {
+			return cmp.Compare(x.key, y.key)
+		}
+		return cmp.Compare(x.doc, y.doc)
+	})
+	var reps []sketchRec
+	var copies []edge
+	var groups int64
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].key == recs[i].key {
+			j++
+		}
+		reps = append(reps, recs[i])
+		if j-i > 1 {
+			groups++
+			for _, c := range recs[i+1 : j] {
+				copies = append(copies, edge{a: recs[i].doc, b: c.doc, res: 1, copy: true})
+			}
+		}
+		i = j
+	}
+	recs = nil
+	// Dense indices in doc order, so that a < b as doc IDs too.
+	slices.SortFunc(reps, func(x, y sketchRec) int { return cmp.Compare(x.doc, y.doc) })
+	count("identical_groups", groups)
+	count("identical_skipped", int64(len(copies)))
+	count("representatives", int64(len(reps)))
+	phase("ident")
+
+	// Phase 2: <shingle, doc> lists, by sorting postings in buckets of the
+	// shingle's top bits; single-doc and too-common shingles dropped.
+	const bucketBits = 8
+	const buckets = 1 << bucketBits
+	chunk := (len(reps) + workers - 1) / max(workers, 1)
+	perWorker := make([][buckets][]posting, workers)
+	err = parallel(workers, workers, func(_, w int) error {
+		lo, hi := min(w*chunk, len(reps)), min((w+1)*chunk, len(reps))
+		for d := lo; d < hi; d++ {
+			for _, v := range reps[d].values {
+				b := v >> (64 - bucketBits)
+				perWorker[w][b] = append(perWorker[w][b], posting{v, uint32(d)})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	lists := make([][]posting, buckets)
+	var distinct, shared, dropped atomic.Int64
+	err = parallel(workers, buckets, func(_, b int) error {
+		var n int
+		for w := range perWorker {
+			n += len(perWorker[w][b])
+		}
+		all := make([]posting, 0, n)
+		for w := range perWorker {
+			all = append(all, perWorker[w][b]...)
+			perWorker[w][b] = nil
+		}
+		slices.SortFunc(all, func(x, y posting) int {
+			if x.shingle != y.shingle {
+				return cmp.Compare(x.shingle, y.shingle)
+			}
+			return cmp.Compare(x.doc, y.doc)
+		})
+		out := all[:0]
+		var nd, ns, nx int64
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j].shingle == all[i].shingle {
+				j++
+			}
+			nd++
+			switch k := j - i; {
+			case k > cfg.MaxShingleDocs:
+				nx++
+			case k >= 2:
+				ns++
+				out = append(out, all[i:j]...) // in place: out never passes i
+			}
+			i = j
+		}
+		lists[b] = out
+		distinct.Add(nd)
+		shared.Add(ns)
+		dropped.Add(nx)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	perWorker = nil
+	count("distinct_shingles", distinct.Load())
+	count("shared_shingles", shared.Load())
+	count("common_shingles_dropped", dropped.Load())
+	phase("merge")
+
+	// Phase 3: one a<<32|b record per pair of docs on a list, partitioned
+	// by a hash of the pair, then sorted and counted per partition.
+	const pairBits = 8
+	const pairParts = 1 << pairBits
+	triplets := make([][pairParts][]uint64, workers)
+	var ntrip atomic.Int64
+	err = parallel(workers, buckets, func(w, b int) error {
+		l := lists[b]
+		var n int64
+		for i := 0; i < len(l); {
+			j := i + 1
+			for j < len(l) && l[j].shingle == l[i].shingle {
+				j++
+			}
+			for x := i; x < j; x++ {
+				for y := x + 1; y < j; y++ {
+					key := uint64(l[x].doc)<<32 | uint64(l[y].doc)
+					p := fingerprint.Mix(key) >> (64 - pairBits)
+					triplets[w][p] = append(triplets[w][p], key)
+				}
+			}
+			n += int64((j - i) * (j - i - 1) / 2)
+			i = j
+		}
+		lists[b] = nil
+		ntrip.Add(n)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	count("pair_triplets", ntrip.Load())
+	type counted struct {
+		key   uint64
+		count uint32
+	}
+	pairs := make([][]counted, pairParts)
+	var npairs atomic.Int64
+	err = parallel(workers, pairParts, func(_, p int) error {
+		var n int
+		for w := range triplets {
+			n += len(triplets[w][p])
+		}
+		all := make([]uint64, 0, n)
+		for w := range triplets {
+			all = append(all, triplets[w][p]...)
+			triplets[w][p] = nil
+		}
+		slices.Sort(all)
+		var out []counted
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j] == all[i] {
+				j++
+			}
+			out = append(out, counted{all[i], uint32(j - i)})
+			i = j
+		}
+		pairs[p] = out
+		npairs.Add(int64(len(out)))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	triplets = nil
+	count("pairs", npairs.Load())
+	phase("pairs")
+
+	// Phase 4: estimates, the policy, union-find.
+	rows := make([][]tables.Pair, pairParts)
+	links := make([][]edge, pairParts)
+	err = parallel(workers, pairParts, func(_, p int) error {
+		for _, c := range pairs[p] {
+			a, b := &reps[c.key>>32], &reps[c.key&math.MaxUint32]
+			sa, sb := len(a.values), len(b.values)
+			r := sketch.ModResemblance(int(c.count), sa, sb)
+			aInB, bInA := sketch.Containment(int(c.count), sa), sketch.Containment(int(c.count), sb)
+			e := policy.Estimates{Shared: int(c.count), Resemblance: r, AInB: &aInB, BInA: &bInA}
+			linked := cfg.Policy.Links(e)
+			if linked {
+				links[p] = append(links[p], edge{a: a.doc, b: b.doc, res: r})
+			}
+			if policy.Keep(e, linked) {
+				rows[p] = append(rows[p], tables.Pair{DocA: int64(a.doc), DocB: int64(b.doc), Shared: int32(c.count),
+					SketchSizeA: int32(sa), SketchSizeB: int32(sb), Resemblance: r,
+					ContainmentAInB: &aInB, ContainmentBInA: &bInA, Linked: linked})
+			}
+		}
+		pairs[p] = nil
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	edges := copies
+	for _, l := range links {
+		count("links", int64(len(l)))
+		edges = append(edges, l...)
+	}
+	var pairRows []tables.Pair
+	for _, r := range rows {
+		pairRows = append(pairRows, r...)
+	}
+	count("pairs_reported", int64(len(pairRows)))
+	uf := unionfind.New(2 * len(edges))
+	copyOf := make(map[uint64]uint64, len(copies))
+	for _, e := range edges {
+		uf.Union(e.a, e.b)
+		if e.copy {
+			copyOf[e.b] = e.a
+		}
+	}
+	res.UFBytesPerID = uf.BytesPerID()
+	stats := map[uint64]*packed.ClusterStat{}
+	stat := func(root uint64) *packed.ClusterStat {
+		st := stats[root]
+		if st == nil {
+			st = &packed.ClusterStat{Cluster: root, MinResemblance: math.Inf(1)}
+			stats[root] = st
+		}
+		return st
+	}
+	for _, e := range edges {
+		st := stat(uf.Find(e.a))
+		if e.copy {
+			st.Copies++
+			continue
+		}
+		st.Links++
+		st.MinResemblance = min(st.MinResemblance, e.res)
+		st.SumResemblance += e.res
+	}
+	assign := make([]packed.Assignment, 0, uf.Len())
+	uf.Each(func(id, root uint64) {
+		stat(root).Size++
+		a := packed.Assignment{Doc: id, Cluster: root, IdenticalTo: packed.NoDoc}
+		if rep, ok := copyOf[id]; ok {
+			a.IdenticalTo = rep
+		}
+		assign = append(assign, a)
+	})
+	var largest int64
+	for _, st := range stats {
+		largest = max(largest, int64(st.Size))
+	}
+	count("clusters", int64(len(stats)))
+	count("clustered_docs", int64(uf.Len()))
+	count("largest_cluster", largest)
+	phase("cluster")
+
+	// Output: the docs, clusters, pairs and contained tables.
+	var docs []tables.Doc
+	for i := range outs {
+		docs = append(docs, outs[i].docs...)
+		outs[i].docs = nil
+	}
+	byID := func(x, y tables.Doc) int { return cmp.Compare(uint64(x.DocID), uint64(y.DocID)) }
+	if !slices.IsSortedFunc(docs, byID) {
+		slices.SortFunc(docs, byID)
+	}
+	var clustered, alone, notSketched int64
+	ai := 0
+	for i := range docs {
+		d := &docs[i]
+		id := uint64(d.DocID)
+		for ai < len(assign) && assign[ai].Doc < id {
+			ai++
+		}
+		if ai < len(assign) && assign[ai].Doc == id {
+			c := int64(assign[ai].Cluster)
+			d.ClusterID = &c
+			if assign[ai].IdenticalTo != packed.NoDoc {
+				r := int64(assign[ai].IdenticalTo)
+				d.IdenticalTo = &r
+			}
+			d.IsRepresentative = c == d.DocID
+			clustered++
+		} else if d.Status == tables.StatusOK || d.Status == tables.StatusTooShort {
+			d.IsRepresentative = true
+			alone++
+		} else {
+			notSketched++
+		}
+	}
+	roots := make([]uint64, 0, len(stats))
+	for r := range stats {
+		roots = append(roots, r)
+	}
+	slices.Sort(roots)
+	clusters := make([]tables.Cluster, 0, len(roots))
+	for _, r := range roots {
+		st := stats[r]
+		c := tables.Cluster{ClusterID: int64(r), Size: int64(st.Size), IdenticalCopies: int64(st.Copies),
+			RepresentativeDocID: int64(r), LinkedPairs: int64(st.Links)}
+		if k := sort.Search(len(docs), func(i int) bool { return uint64(docs[i].DocID) >= r }); k < len(docs) && uint64(docs[k].DocID) == r {
+			c.RepresentativeURL = docs[k].URL
+		}
+		if st.Links > 0 {
+			mn, mean := st.MinResemblance, st.SumResemblance/float64(st.Links)
+			c.MinResemblance, c.MeanResemblance = &mn, &mean
+		}
+		clusters = append(clusters, c)
+	}
+	contained := tables.ContainedRows(pairRows, cfg.Policy.ContainedThreshold())
+	// Shards of at most 100k rows, written in parallel; each table gets at
+	// least one file, as the pipeline's output does.
+	type job func() error
+	var jobs []job
+	shard := func(table string, i int) string {
+		return filepath.Join(outDir, table, tables.ShardName(i))
+	}
+	addJobs := func(table string, n int, write func(name string, lo, hi int) error) {
+		const per = 100000
+		for i, lo := 0, 0; lo < n || i == 0; i, lo = i+1, lo+per {
+			name, lo, hi := shard(table, i), lo, min(lo+per, n)
+			jobs = append(jobs, func() error { return write(name, lo, hi) })
+		}
+	}
+	addJobs(tables.DocsTable, len(docs), func(name string, lo, hi int) error { return tables.Write(ctx, name, docs[lo:hi]) })
+	addJobs(tables.ClustersTable, len(clusters), func(name string, lo, hi int) error { return tables.Write(ctx, name, clusters[lo:hi]) })
+	addJobs(tables.PairsTable, len(pairRows), func(name string, lo, hi int) error { return tables.Write(ctx, name, pairRows[lo:hi]) })
+	addJobs(tables.ContainedTable, len(contained), func(name string, lo, hi int) error { return tables.Write(ctx, name, contained[lo:hi]) })
+	if err := parallel(workers, len(jobs), func(_, i int) error { return jobs[i]() }); err != nil {
+		return nil, err
+	}
+	count("docs_written", int64(len(docs)))
+	count("docs_in_clusters", clustered)
+	count("docs_alone", alone)
+	count("docs_empty_or_rejected", notSketched)
+	count("clusters_written", int64(len(clusters)))
+	count("pairs_written", int64(len(pairRows)))
+	count("contained_written", int64(len(contained)))
+	phase("out")
+	res.WallSeconds = time.Since(start).Seconds()
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return res, os.WriteFile(filepath.Join(outDir, floorResultFile), append(b, '\n'), 0o644)
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,631 @@
+// Command bench measures neardup end to end: it generates synthetic crawls
+// with a fixed mix of duplicates (gen.go), runs cmd/runner on each in a
+// subprocess (Beam on the embedded Prism runner) and a plain-Go reference
+// that does the same work in one process (floor.go), and prints a markdown
+// table of time, throughput, CPU time, time per phase, peak memory and
+// shuffle volume, then how the pipeline compares with the floor and how
+// time grows with the input. BENCHMARKS.md holds a run and what it means.
+//
+//	go run ./cmd/bench                       # 10k and 100k documents
+//	go run ./cmd/bench --sizes 10000,100000,1000000 --out /tmp/neardup-crawls --repeat 2
+//
+// Run it from the module root: it builds ./cmd/runner. Flags: --sizes,
+// --out (crawls, reused when already generated; default a temporary
+// folder), --floor (run the reference, default true), --keep (keep the
+// temporary folder), --seed, --repeat (keep the fastest of N runs),
+// --profile DIR (CPU profiles of extra, unmeasured runs). A size of a
+// million or more runs only if the size before it, scaled to 100,000
+// documents, took under two minutes and the crawl fits on disk and in memory.
+//
+// Hidden subcommands, used by the bench itself and for profiling:
+//
+//	bench floor --input GLOB --output DIR [--cpuprofile FILE]
+//	bench pipeline --input GLOB --output DIR [--cpuprofile FILE]   (pipelines.Run in-process)
+//	bench gen --docs N --out DIR [--seed S] [--cpuprofile FILE]
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/pipelines"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "floor":
+			exit(floorMain(os.Args[2:]))
+		case "pipeline":
+			exit(pipelineMain(os.Args[2:]))
+		case "gen":
+			exit(genMain(os.Args[2:]))
+		}
+	}
+	exit(benchMain(os.Args[1:]))
+}
+
+func exit(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// profiled runs fn with a CPU profile written to path, if path is set.
+func profiled(path string, fn func() error) error {
+	if path == "" {
+		return fn()
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	err = fn()
+	pprof.StopCPUProfile()
+	return err
+}
+
+func floorMain(args []string) error {
+	fs := flag.NewFlagSet("floor", flag.ExitOnError)
+	input := fs.String("input", "", "input glob")
+	out := fs.String("output", "", "output folder")
+	prof := fs.String("cpuprofile", "", "write a CPU profile here")
+	fs.Parse(args)
+	if *input == "" || *out == "" {
+		return errors.New("floor needs --input and --output")
+	}
+	return profiled(*prof, func() error {
+		res, err := runFloor(context.Background(), *input, *out, defaultConfig(), 0)
+		if err == nil {
+			fmt.Printf("floor: %d docs, %d clusters, %d links, %.1fs\n", res.Counts["docs"], res.Counts["clusters"], res.Counts["links"], res.WallSeconds)
+		}
+		return err
+	})
+}
+
+// pipelineMain runs the pipeline in this process, as cmd/runner does with
+// its default flags, so that it can be profiled; Beam's flags follow ours.
+func pipelineMain(args []string) error {
+	fs := flag.NewFlagSet("pipeline", flag.ExitOnError)
+	input := fs.String("input", "", "input glob")
+	out := fs.String("output", "", "output folder")
+	prof := fs.String("cpuprofile", "", "write a CPU profile here")
+	fs.Parse(args)
+	if err := flag.CommandLine.Parse(fs.Args()); err != nil {
+		return err
+	}
+	beam.Init()
+	if *input == "" || *out == "" {
+		return errors.New("pipeline needs --input and --output")
+	}
+	return profiled(*prof, func() error {
+		m, err := pipelines.Run(context.Background(), pipelines.Options{Input: *input, Output: *out, Config: defaultConfig(), Flags: map[string]string{}})
+		if err == nil {
+			fmt.Printf("pipeline: %d docs, %d clusters, %d links, %.1fs\n", m.Counts["docs"], m.Counts["clusters"], m.Counts["links"], m.WallSeconds)
+		}
+		return err
+	})
+}
+
+func genMain(args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ExitOnError)
+	n := fs.Int("docs", 10000, "documents")
+	out := fs.String("out", "", "root folder of generated crawls")
+	seed := fs.Uint64("seed", 1, "generator seed")
+	prof := fs.String("cpuprofile", "", "write a CPU profile here")
+	fs.Parse(args)
+	if *out == "" {
+		return errors.New("gen needs --out")
+	}
+	return profiled(*prof, func() error {
+		info, dir, err := ensureCrawl(*out, genConfig{Docs: *n, Seed: *seed})
+		if err == nil {
+			fmt.Println(describeCrawl(info, dir))
+		}
+		return err
+	})
+}
+
+func describeCrawl(info crawlInfo, dir string) string {
+	mb := float64(info.TextBytes) / 1e6
+	how := fmt.Sprintf("generated in %.1fs (%.0f MB/s of text; %.1f CPU s, %.0f MB per CPU second)",
+		info.GenSeconds, mb/info.GenSeconds, info.GenCPU, mb/info.GenCPU)
+	if info.Reused {
+		how = "reused"
+	}
+	return fmt.Sprintf("crawl %d docs: %.1f MB of text, %d files, %.1f MB of Parquet in %s, %s; kinds %v",
+		info.Docs, mb, len(info.Files), float64(info.FileBytes)/1e6, dir, how, info.Kinds)
+}
+
+// run is one measured run.
+type run struct {
+	docs       int
+	textMB     float64
+	runner     string
+	wall       float64 // seconds, as the bench saw it from outside
+	cpu        float64 // user + system seconds of the process
+	rssMB      float64
+	phases     string
+	shuffled   string
+	clusters   int64
+	links      int64
+	outBytes   int64
+	ufBytesPer float64
+}
+
+const (
+	runnerBeam  = "beam-prism"
+	runnerFloor = "plain-go"
+)
+
+func benchMain(args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	sizesFlag := fs.String("sizes", "10000,100000", "comma-separated document counts (1000000 allowed)")
+	outFlag := fs.String("out", "", "folder for the generated crawls, reused across runs (default: a temporary folder)")
+	floor := fs.Bool("floor", true, "also run the plain-Go reference")
+	keep := fs.Bool("keep", false, "keep the temporary folder (runner binary, outputs, logs, and crawls without --out)")
+	seed := fs.Uint64("seed", 1, "generator seed")
+	repeat := fs.Int("repeat", 1, "run the pipeline and the floor this many times per size and keep the fastest run")
+	profDir := fs.String("profile", "", "also write CPU profiles of the floor and of the in-process pipeline for every size into this folder (extra, unmeasured runs)")
+	fs.Parse(args)
+	var sizes []int
+	for _, s := range strings.Split(*sizesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > 1000000 {
+			return fmt.Errorf("--sizes: %q is not a document count in 1..1000000", s)
+		}
+		sizes = append(sizes, n)
+	}
+	tmp, err := os.MkdirTemp("", "neardup-bench-")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		fmt.Fprintln(os.Stderr, "bench: keeping", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	crawls := *outFlag
+	if crawls == "" {
+		crawls = filepath.Join(tmp, "crawls")
+	}
+	if *profDir != "" {
+		if err := os.MkdirAll(*profDir, 0o755); err != nil {
+			return err
+		}
+	}
+
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	runnerBin := filepath.Join(tmp, "runner")
+	fmt.Fprintln(os.Stderr, "bench: building ./cmd/runner")
+	build := exec.Command("go", "build", "-o", runnerBin, "./cmd/runner")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build ./cmd/runner: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	var runs []run
+	var warnings, skipped []string
+	var prev *sizeCost
+	for _, n := range sizes {
+		if prev != nil && n >= 1000000 {
+			if why := tooBig(n, *prev, crawls); why != "" {
+				msg := fmt.Sprintf("skipped %s documents: %s", group(int64(n)), why)
+				fmt.Fprintln(os.Stderr, "bench:", msg)
+				skipped = append(skipped, msg)
+				continue
+			}
+		}
+		cost := &sizeCost{docs: n}
+		info, dir, err := ensureCrawl(crawls, genConfig{Docs: n, Seed: *seed})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "bench:", describeCrawl(info, dir))
+		cost.fileBytes, cost.seconds = info.FileBytes, info.GenSeconds
+		sz := size{docs: n, textMB: float64(info.TextBytes) / 1e6, glob: crawlGlob(dir), tmp: tmp}
+
+		br, first, err := bestOf(*repeat, func(i int) (run, error) { return sz.pipeline(runnerBin, i) })
+		if err != nil {
+			return err
+		}
+		runs = append(runs, br)
+		cost.rssMB, cost.outBytes = br.rssMB, br.outBytes
+		cost.seconds += first
+		if *floor {
+			fl, first, err := bestOf(*repeat, func(i int) (run, error) { return sz.floor(self, i) })
+			if err != nil {
+				return err
+			}
+			runs = append(runs, fl)
+			cost.seconds += first
+			cost.rssMB = max(cost.rssMB, fl.rssMB)
+			if fl.clusters != br.clusters || fl.links != br.links {
+				w := fmt.Sprintf("WARNING: %s docs: the floor found %d clusters and %d linked pairs, the pipeline %d and %d: they did not do the same work",
+					group(int64(n)), fl.clusters, fl.links, br.clusters, br.links)
+				fmt.Fprintln(os.Stderr, "bench:", w)
+				warnings = append(warnings, w)
+			}
+		}
+		if *profDir != "" {
+			fmt.Fprintf(os.Stderr, "bench: %d docs: profiling\n", n)
+			for _, sub := range []string{"floor", "pipeline"} {
+				prof := filepath.Join(*profDir, fmt.Sprintf("%s-%d.pprof", sub, n))
+				out := filepath.Join(tmp, fmt.Sprintf("out-%d-%s-profile", n, sub))
+				if _, err := measure(self, []string{sub, "--input", sz.glob, "--output", out, "--cpuprofile", prof},
+					filepath.Join(tmp, fmt.Sprintf("%s-%d-profile.log", sub, n))); err != nil {
+					return err
+				}
+				os.RemoveAll(out)
+				fmt.Fprintf(os.Stderr, "bench: wrote %s (go tool pprof -top %s)\n", prof, prof)
+			}
+		}
+		prev = cost
+	}
+
+	fmt.Println(tableHeader)
+	for _, r := range runs {
+		fmt.Println(r.row())
+	}
+	fmt.Println()
+	for _, line := range summary(runs) {
+		fmt.Println(line)
+	}
+	for _, w := range append(warnings, skipped...) {
+		fmt.Println(w)
+	}
+	return nil
+}
+
+// size is one crawl being measured.
+type size struct {
+	docs   int
+	textMB float64
+	glob   string
+	tmp    string
+}
+
+// sizeCost is what measuring one size cost, to judge the next.
+type sizeCost struct {
+	docs      int
+	seconds   float64 // one pass end to end: generation, one pipeline run, one floor run
+	fileBytes int64   // the crawl on disk
+	outBytes  int64   // the pipeline's output
+	rssMB     float64 // the larger peak RSS of pipeline and floor
+}
+
+// bestOf runs fn n times and keeps the run with the least wall time: on a
+// shared machine, the one least disturbed. It also returns the first run's
+// wall time.
+func bestOf(n int, fn func(i int) (run, error)) (best run, first float64, err error) {
+	for i := range max(n, 1) {
+		r, err := fn(i)
+		if err != nil {
+			return r, 0, err
+		}
+		if i == 0 {
+			first = r.wall
+		}
+		if i == 0 || r.wall < best.wall {
+			best = r
+		}
+	}
+	return best, first, nil
+}
+
+// pipeline runs cmd/runner with its default flags on the crawl.
+func (sz size) pipeline(runnerBin string, i int) (run, error) {
+	out := filepath.Join(sz.tmp, fmt.Sprintf("out-%d-beam", sz.docs))
+	defer os.RemoveAll(out)
+	fmt.Fprintf(os.Stderr, "bench: %d docs: running the pipeline\n", sz.docs)
+	u, err := measure(runnerBin, []string{"--input", sz.glob, "--output", out}, filepath.Join(sz.tmp, fmt.Sprintf("runner-%d-%d.log", sz.docs, i)))
+	if err != nil {
+		return run{}, err
+	}
+	m, err := output.ReadManifest(context.Background(), out)
+	if err != nil {
+		return run{}, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %d docs: pipeline %.1fs (%.1f CPU s), peak RSS %.0f MB\n", sz.docs, u.wall, u.cpu, u.rssMB)
+	return run{docs: sz.docs, textMB: sz.textMB, runner: runnerBeam, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
+		phases: pipelinePhases(m), shuffled: shuffled(m.Counts),
+		clusters: m.Counts["clusters"], links: m.Counts["links"], outBytes: dirBytes(out)}, nil
+}
+
+// floor runs the plain-Go reference, this binary's floor subcommand.
+func (sz size) floor(self string, i int) (run, error) {
+	out := filepath.Join(sz.tmp, fmt.Sprintf("out-%d-floor", sz.docs))
+	defer os.RemoveAll(out)
+	fmt.Fprintf(os.Stderr, "bench: %d docs: running the floor\n", sz.docs)
+	u, err := measure(self, []string{"floor", "--input", sz.glob, "--output", out}, filepath.Join(sz.tmp, fmt.Sprintf("floor-%d-%d.log", sz.docs, i)))
+	if err != nil {
+		return run{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(out, floorResultFile))
+	if err != nil {
+		return run{}, err
+	}
+	var fr floorResult
+	if err := json.Unmarshal(b, &fr); err != nil {
+		return run{}, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %d docs: floor %.1fs (%.1f CPU s), peak RSS %.0f MB\n", sz.docs, u.wall, u.cpu, u.rssMB)
+	return run{docs: sz.docs, textMB: sz.textMB, runner: runnerFloor, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
+		phases: floorPhaseString(fr.PhaseMS), shuffled: "—",
+		clusters: fr.Counts["clusters"], links: fr.Counts["links"], ufBytesPer: fr.UFBytesPerID}, nil
+}
+
+// moduleRoot is the folder of the main module's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run the bench inside the neardup module (it builds ./cmd/runner)")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// usage is what a finished subprocess cost.
+type usage struct {
+	wall, cpu float64 // seconds
+	rssMB     float64 // peak resident set size
+}
+
+// measure runs a command with its output in logPath and returns its wall
+// and CPU time and peak resident set size.
+func measure(bin string, args []string, logPath string) (usage, error) {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return usage{}, err
+	}
+	defer log.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start).Seconds()
+	if err != nil {
+		return usage{}, fmt.Errorf("%s %s: %w\n%s", filepath.Base(bin), strings.Join(args, " "), err, tail(logPath, 20))
+	}
+	u := usage{wall: wall, cpu: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		u.rssMB = float64(ru.Maxrss) / 1024 // KB on Linux
+	}
+	return u, nil
+}
+
+func tail(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// tooBig says why a crawl of n docs should not be run, judging from the
+// last size measured, or "" if it can be: one pass over it (generation,
+// pipeline, floor), scaled to 100,000 documents, must have taken under two
+// minutes; the crawl and the pipeline's output, scaled linearly, must fit
+// in half the free disk, and the peak RSS in 3/4 of the memory.
+func tooBig(n int, prev sizeCost, dir string) string {
+	scale := float64(n) / float64(prev.docs)
+	if per := prev.seconds * 100000 / float64(prev.docs); per > 120 {
+		return fmt.Sprintf("one pass over %s documents took %.0fs end to end, %.0fs per 100,000 (over 2 minutes), so %s would take about %.0f minutes",
+			group(int64(prev.docs)), prev.seconds, per, group(int64(n)), prev.seconds*scale/60)
+	}
+	var st syscall.Statfs_t
+	for d := dir; ; d = filepath.Dir(d) {
+		if syscall.Statfs(d, &st) == nil || d == filepath.Dir(d) {
+			break
+		}
+	}
+	free := float64(st.Bavail) * float64(st.Bsize)
+	if need := float64(prev.fileBytes+prev.outBytes) * scale; need > free/2 {
+		return fmt.Sprintf("the crawl and outputs need about %.1f GB, more than half the %.1f GB free", need/1e9, free/1e9)
+	}
+	if mem := memTotalMB(); mem > 0 && prev.rssMB*scale > 0.75*mem {
+		return fmt.Sprintf("peak RSS scaled from %s documents (%.0f MB) would be about %.1f GB, over 3/4 of the %.1f GB of memory",
+			group(int64(prev.docs)), prev.rssMB, prev.rssMB*scale/1e3, mem/1e3)
+	}
+	return ""
+}
+
+func memTotalMB() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// The pipeline's phases as the manifest names them, with short labels.
+var pipelinePhaseNames = [][2]string{
+	{"phase1_sketch", "sketch"},
+	{"identical", "ident"},
+	{"phase2_shingle_merge", "merge"},
+	{"phase3_pair_count", "pairs"},
+	{"phase4_cluster", "cluster"},
+	{"output", "out"},
+}
+
+// pipelinePhases is "sketch 3.1/5.9 · ident 0.2 · ...": each phase's
+// wall-clock window in seconds and, where it differs by 10% or more, the
+// time its DoFns were busy, summed over workers.
+func pipelinePhases(m *output.Manifest) string {
+	var parts []string
+	for _, p := range pipelinePhaseNames {
+		wall, busy := float64(m.WallMS[p[0]])/1000, float64(m.BusyMS[p[0]])/1000
+		s := fmt.Sprintf("%s %.1f", p[1], wall)
+		if b := fmt.Sprintf("%.1f", busy); b != fmt.Sprintf("%.1f", wall) && math.Abs(busy-wall) >= 0.1*wall {
+			s += "/" + b
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func floorPhaseString(ms map[string]int64) string {
+	var parts []string
+	for _, p := range floorPhases {
+		parts = append(parts, fmt.Sprintf("%s %.1f", p, float64(ms[p])/1000))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// shuffled sums the manifest's shuffled_<stream>_elements and _bytes and
+// names the biggest stream by bytes.
+func shuffled(counts map[string]int64) string {
+	var elements, bytes int64
+	type stream struct {
+		name            string
+		elements, bytes int64
+	}
+	var streams []stream
+	for k, v := range counts {
+		name, ok := strings.CutPrefix(k, "shuffled_")
+		if !ok {
+			continue
+		}
+		if name, ok = strings.CutSuffix(name, "_elements"); ok {
+			elements += v
+			streams = append(streams, stream{name, v, counts["shuffled_"+name+"_bytes"]})
+		} else if _, ok := strings.CutSuffix(name, "_bytes"); ok {
+			bytes += v
+		}
+	}
+	if len(streams) == 0 {
+		return "—"
+	}
+	sort.Slice(streams, func(i, j int) bool { return streams[i].bytes > streams[j].bytes })
+	big := streams[0]
+	return fmt.Sprintf("%s el, %s · max %s %s el, %s", group(elements), mb(bytes), big.name, group(big.elements), mb(big.bytes))
+}
+
+func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
+
+// group writes n with thousands separators.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+const tableHeader = "| documents | text MB | runner | wall s | MB/s | CPU s | time per phase, s (wall/busy) | peak RSS MB | elements shuffled (total · biggest stream) | clusters · linked pairs |\n" +
+	"|---:|---:|---|---:|---:|---:|---|---:|---|---:|"
+
+func (r run) row() string {
+	return fmt.Sprintf("| %s | %.1f | %s | %.1f | %.1f | %.1f | %s | %.0f | %s | %s · %s |",
+		group(int64(r.docs)), r.textMB, r.runner, r.wall, r.textMB/r.wall, r.cpu, r.phases, r.rssMB, r.shuffled, group(r.clusters), group(r.links))
+}
+
+// summary compares the pipeline with the floor at each size, and each size
+// with the one before and with the one a tenth its size (the "10x
+// documents costs at most 11x the time" target).
+func summary(runs []run) []string {
+	by := map[string][]run{}
+	for _, r := range runs {
+		by[r.runner] = append(by[r.runner], r)
+	}
+	var lines []string
+	if fl := by[runnerFloor]; len(fl) > 0 {
+		var parts []string
+		for i, b := range by[runnerBeam] {
+			if i < len(fl) {
+				parts = append(parts, fmt.Sprintf("%s docs %.2fx (CPU %.2fx, RSS %.1fx)", group(int64(b.docs)), b.wall/fl[i].wall, b.cpu/fl[i].cpu, b.rssMB/fl[i].rssMB))
+			}
+		}
+		lines = append(lines, "pipeline/floor wall time: "+strings.Join(parts, "; "))
+	}
+	for _, name := range []string{runnerBeam, runnerFloor} {
+		rs := by[name]
+		var parts []string
+		for j := 1; j < len(rs); j++ {
+			for i := range j {
+				a, b := rs[i], rs[j]
+				tenfold := b.docs == 10*a.docs
+				if i != j-1 && !tenfold {
+					continue
+				}
+				part := fmt.Sprintf("%s→%s docs: %.1fx docs, %.1fx wall time, %.1fx CPU time, %.1fx RSS",
+					group(int64(a.docs)), group(int64(b.docs)), float64(b.docs)/float64(a.docs), b.wall/a.wall, b.cpu/a.cpu, b.rssMB/a.rssMB)
+				if tenfold {
+					verdict := "meets"
+					if b.wall/a.wall > 11 {
+						verdict = "misses"
+					}
+					part += fmt.Sprintf(" (%s the 11x target in wall time)", verdict)
+				}
+				parts = append(parts, part)
+			}
+		}
+		if len(parts) > 0 {
+			lines = append(lines, fmt.Sprintf("growth, %s: %s", name, strings.Join(parts, "; ")))
+		}
+	}
+	for _, r := range by[runnerFloor] {
+		lines = append(lines, fmt.Sprintf("union-find, %s docs: %.1f bytes per linked document (unionfind.UF.BytesPerID, same sizing as the pipeline)", group(int64(r.docs)), r.ufBytesPer))
+	}
+	return lines
+}
