@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/clusters"
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
@@ -69,48 +70,8 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
 	slices.SortFunc(sts, func(x, y packed.ClusterStat) int { return cmp.Compare(x.Cluster, y.Cluster) })
 
-	var clustered, alone, notSketched int64
-	urls := map[uint64]*string{}
-	ai := 0
-	for i := range docs {
-		d := &docs[i]
-		id := uint64(d.DocID)
-		for ai < len(asg) && asg[ai].Doc < id {
-			ai++ // an assignment for a doc we do not have cannot happen; skip defensively
-		}
-		if ai < len(asg) && asg[ai].Doc == id {
-			c := int64(asg[ai].Cluster)
-			d.ClusterID = &c
-			if asg[ai].IdenticalTo != packed.NoDoc {
-				r := int64(asg[ai].IdenticalTo)
-				d.IdenticalTo = &r
-			}
-			d.IsRepresentative = c == d.DocID
-			clustered++
-		} else if d.Status == tables.StatusOK || d.Status == tables.StatusTooShort {
-			d.IsRepresentative = true
-			alone++
-		} else {
-			notSketched++
-		}
-		urls[id] = d.URL
-	}
-	var clusters []tables.Cluster
-	for _, st := range sts {
-		c := tables.Cluster{
-			ClusterID:           int64(st.Cluster),
-			Size:                int64(st.Size),
-			IdenticalCopies:     int64(st.Copies),
-			RepresentativeDocID: int64(st.Cluster),
-			RepresentativeURL:   urls[st.Cluster],
-			LinkedPairs:         int64(st.Links),
-		}
-		if st.Links > 0 {
-			mn, mean := st.MinResemblance, st.SumResemblance/float64(st.Links)
-			c.MinResemblance, c.MeanResemblance = &mn, &mean
-		}
-		clusters = append(clusters, c)
-	}
+	n := clusters.Join(docs, asg)
+	clusterRows := clusters.Rows(sts, docs)
 	if len(docs) > 0 {
 		name := beamfs.Join(f.Cfg.TempDir, tables.DocsTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, docs); err != nil {
@@ -118,18 +79,18 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 		}
 		emit(name)
 	}
-	if len(clusters) > 0 {
+	if len(clusterRows) > 0 {
 		name := beamfs.Join(f.Cfg.TempDir, tables.ClustersTable, tables.ShardName(part))
-		if err := tables.Write(ctx, name, clusters); err != nil {
+		if err := tables.Write(ctx, name, clusterRows); err != nil {
 			return err
 		}
 		emit(name)
 	}
 	docsWritten.Inc(ctx, int64(len(docs)))
-	docsClustered.Inc(ctx, clustered)
-	docsAlone.Inc(ctx, alone)
-	docsNotSketched.Inc(ctx, notSketched)
-	clustersWritten.Inc(ctx, int64(len(clusters)))
+	docsClustered.Inc(ctx, n.Clustered)
+	docsAlone.Inc(ctx, n.Alone)
+	docsNotSketched.Inc(ctx, n.EmptyOrRejected)
+	clustersWritten.Inc(ctx, int64(len(clusterRows)))
 	return nil
 }
 

@@ -2,18 +2,16 @@ package transforms
 
 import (
 	"context"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/clusters"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
-	"github.com/neardup/neardup/unionfind"
 )
 
 var (
@@ -134,59 +132,22 @@ func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 			return err
 		}
 	}
-	uf := unionfind.New(2 * len(edges))
-	copyOf := make(map[uint64]uint64)
-	for _, e := range edges {
-		uf.Union(e.A, e.B)
-		if e.Copy {
-			copyOf[e.B] = e.A
-		}
-	}
-	stats := map[uint64]*packed.ClusterStat{}
-	stat := func(root uint64) *packed.ClusterStat {
-		st := stats[root]
-		if st == nil {
-			st = &packed.ClusterStat{Cluster: root, MinResemblance: math.Inf(1)}
-			stats[root] = st
-		}
-		return st
-	}
-	for _, e := range edges {
-		st := stat(uf.Find(e.A))
-		if e.Copy {
-			st.Copies++
-			continue
-		}
-		st.Links++
-		st.MinResemblance = min(st.MinResemblance, e.Resemblance)
-		st.SumResemblance += e.Resemblance
-	}
+	assignments, stats, _ := clusters.Components(edges)
 	parts := f.Cfg.Partitions
 	assign := newBatcher(ctx, "assignments", parts, emitAssign)
-	uf.Each(func(id, root uint64) {
-		stat(root).Size++
-		a := packed.Assignment{Doc: id, Cluster: root, IdenticalTo: packed.NoDoc}
-		if rep, ok := copyOf[id]; ok {
-			a.IdenticalTo = rep
-		}
-		assign.add(packed.Partition(id, parts), a)
-	})
-	assign.flush()
-	roots := make([]uint64, 0, len(stats))
-	for r := range stats {
-		roots = append(roots, r)
+	for _, a := range assignments {
+		assign.add(packed.Partition(a.Doc, parts), a)
 	}
-	slices.Sort(roots)
+	assign.flush()
 	out := newBatcher(ctx, "cluster_stats", parts, emitStats)
 	var big int64
-	for _, r := range roots {
-		st := stats[r]
+	for _, st := range stats {
 		big = max(big, int64(st.Size))
-		out.add(packed.Partition(r, parts), *st)
+		out.add(packed.Partition(st.Cluster, parts), st)
 	}
 	out.flush()
 	clustersFound.Inc(ctx, int64(len(stats)))
-	clusteredDocs.Inc(ctx, int64(uf.Len()))
+	clusteredDocs.Inc(ctx, int64(len(assignments)))
 	largest.Inc(ctx, big)
 	return nil
 }

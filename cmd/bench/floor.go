@@ -17,12 +17,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup/canon"
+	"github.com/neardup/neardup/clusters"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/htmltext"
 	"github.com/neardup/neardup/io/beamfs"
@@ -33,7 +33,6 @@ import (
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/unionfind"
 )
 
 // floorPhases are the floor's phases, in order, named as the bench prints
@@ -76,13 +75,6 @@ type sketchRec struct {
 type posting struct {
 	shingle uint64
 	doc     uint32
-}
-
-// edge is a union-find input, as the pipeline's packed.Edge.
-type edge struct {
-	a, b uint64
-	res  float64
-	copy bool
 }
 
 // parallel runs fn(i) for i in [0, n) on workers goroutines.
@@ -255,7 +247,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 		return cmp.Compare(x.doc, y.doc)
 	})
 	var reps []sketchRec
-	var copies []edge
+	var copies []packed.Edge
 	var groups int64
 	for i := 0; i < len(recs); {
 		j := i + 1
@@ -266,7 +258,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 		if j-i > 1 {
 			groups++
 			for _, c := range recs[i+1 : j] {
-				copies = append(copies, edge{a: recs[i].doc, b: c.doc, res: 1, copy: true})
+				copies = append(copies, packed.Edge{A: recs[i].doc, B: c.doc, Resemblance: 1, Copy: true})
 			}
 		}
 		i = j
@@ -419,7 +411,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 
 	// Phase 4: estimates, the policy, union-find.
 	rows := make([][]tables.Pair, pairParts)
-	links := make([][]edge, pairParts)
+	links := make([][]packed.Edge, pairParts)
 	err = parallel(workers, pairParts, func(_, p int) error {
 		for _, c := range pairs[p] {
 			a, b := &reps[c.key>>32], &reps[c.key&math.MaxUint32]
@@ -429,7 +421,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 			e := policy.Estimates{Shared: int(c.count), Resemblance: r, AInB: &aInB, BInA: &bInA}
 			linked := cfg.Policy.Links(e)
 			if linked {
-				links[p] = append(links[p], edge{a: a.doc, b: b.doc, res: r})
+				links[p] = append(links[p], packed.Edge{A: a.doc, B: b.doc, Resemblance: r})
 			}
 			if policy.Keep(e, linked) {
 				rows[p] = append(rows[p], tables.Pair{DocA: int64(a.doc), DocB: int64(b.doc), Shared: int32(c.count),
@@ -453,49 +445,14 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 		pairRows = append(pairRows, r...)
 	}
 	count("pairs_reported", int64(len(pairRows)))
-	uf := unionfind.New(2 * len(edges))
-	copyOf := make(map[uint64]uint64, len(copies))
-	for _, e := range edges {
-		uf.Union(e.a, e.b)
-		if e.copy {
-			copyOf[e.b] = e.a
-		}
-	}
-	res.UFBytesPerID = uf.BytesPerID()
-	stats := map[uint64]*packed.ClusterStat{}
-	stat := func(root uint64) *packed.ClusterStat {
-		st := stats[root]
-		if st == nil {
-			st = &packed.ClusterStat{Cluster: root, MinResemblance: math.Inf(1)}
-			stats[root] = st
-		}
-		return st
-	}
-	for _, e := range edges {
-		st := stat(uf.Find(e.a))
-		if e.copy {
-			st.Copies++
-			continue
-		}
-		st.Links++
-		st.MinResemblance = min(st.MinResemblance, e.res)
-		st.SumResemblance += e.res
-	}
-	assign := make([]packed.Assignment, 0, uf.Len())
-	uf.Each(func(id, root uint64) {
-		stat(root).Size++
-		a := packed.Assignment{Doc: id, Cluster: root, IdenticalTo: packed.NoDoc}
-		if rep, ok := copyOf[id]; ok {
-			a.IdenticalTo = rep
-		}
-		assign = append(assign, a)
-	})
+	assign, stats, bytesPerID := clusters.Components(edges)
+	res.UFBytesPerID = bytesPerID
 	var largest int64
 	for _, st := range stats {
 		largest = max(largest, int64(st.Size))
 	}
 	count("clusters", int64(len(stats)))
-	count("clustered_docs", int64(uf.Len()))
+	count("clustered_docs", int64(len(assign)))
 	count("largest_cluster", largest)
 	phase("cluster")
 
@@ -509,49 +466,8 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	if !slices.IsSortedFunc(docs, byID) {
 		slices.SortFunc(docs, byID)
 	}
-	var clustered, alone, notSketched int64
-	ai := 0
-	for i := range docs {
-		d := &docs[i]
-		id := uint64(d.DocID)
-		for ai < len(assign) && assign[ai].Doc < id {
-			ai++
-		}
-		if ai < len(assign) && assign[ai].Doc == id {
-			c := int64(assign[ai].Cluster)
-			d.ClusterID = &c
-			if assign[ai].IdenticalTo != packed.NoDoc {
-				r := int64(assign[ai].IdenticalTo)
-				d.IdenticalTo = &r
-			}
-			d.IsRepresentative = c == d.DocID
-			clustered++
-		} else if d.Status == tables.StatusOK || d.Status == tables.StatusTooShort {
-			d.IsRepresentative = true
-			alone++
-		} else {
-			notSketched++
-		}
-	}
-	roots := make([]uint64, 0, len(stats))
-	for r := range stats {
-		roots = append(roots, r)
-	}
-	slices.Sort(roots)
-	clusters := make([]tables.Cluster, 0, len(roots))
-	for _, r := range roots {
-		st := stats[r]
-		c := tables.Cluster{ClusterID: int64(r), Size: int64(st.Size), IdenticalCopies: int64(st.Copies),
-			RepresentativeDocID: int64(r), LinkedPairs: int64(st.Links)}
-		if k := sort.Search(len(docs), func(i int) bool { return uint64(docs[i].DocID) >= r }); k < len(docs) && uint64(docs[k].DocID) == r {
-			c.RepresentativeURL = docs[k].URL
-		}
-		if st.Links > 0 {
-			mn, mean := st.MinResemblance, st.SumResemblance/float64(st.Links)
-			c.MinResemblance, c.MeanResemblance = &mn, &mean
-		}
-		clusters = append(clusters, c)
-	}
+	n := clusters.Join(docs, assign)
+	clusterRows := clusters.Rows(stats, docs)
 	contained := tables.ContainedRows(pairRows, cfg.Policy.ContainedThreshold())
 	// Shards of at most 100k rows, written in parallel; each table gets at
 	// least one file, as the pipeline's output does.
@@ -568,17 +484,17 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 		}
 	}
 	addJobs(tables.DocsTable, len(docs), func(name string, lo, hi int) error { return tables.Write(ctx, name, docs[lo:hi]) })
-	addJobs(tables.ClustersTable, len(clusters), func(name string, lo, hi int) error { return tables.Write(ctx, name, clusters[lo:hi]) })
+	addJobs(tables.ClustersTable, len(clusterRows), func(name string, lo, hi int) error { return tables.Write(ctx, name, clusterRows[lo:hi]) })
 	addJobs(tables.PairsTable, len(pairRows), func(name string, lo, hi int) error { return tables.Write(ctx, name, pairRows[lo:hi]) })
 	addJobs(tables.ContainedTable, len(contained), func(name string, lo, hi int) error { return tables.Write(ctx, name, contained[lo:hi]) })
 	if err := parallel(workers, len(jobs), func(_, i int) error { return jobs[i]() }); err != nil {
 		return nil, err
 	}
 	count("docs_written", int64(len(docs)))
-	count("docs_in_clusters", clustered)
-	count("docs_alone", alone)
-	count("docs_empty_or_rejected", notSketched)
-	count("clusters_written", int64(len(clusters)))
+	count("docs_in_clusters", n.Clustered)
+	count("docs_alone", n.Alone)
+	count("docs_empty_or_rejected", n.EmptyOrRejected)
+	count("clusters_written", int64(len(clusterRows)))
 	count("pairs_written", int64(len(pairRows)))
 	count("contained_written", int64(len(contained)))
 	phase("out")
