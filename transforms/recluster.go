@@ -108,15 +108,8 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 		metas[p] = append(metas[p], d)
 	}
 	copies.flush()
-	for p, rows := range metas {
-		if len(rows) == 0 {
-			continue
-		}
-		b, err := tables.Encode(rows)
-		if err != nil {
-			return err
-		}
-		emitMeta(p, b)
+	if err := emitDocRows(ctx, metas, emitMeta); err != nil {
+		return err
 	}
 	docsRead.Inc(ctx, int64(len(docs)))
 	docsOK.Inc(ctx, nOK)

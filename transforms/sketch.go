@@ -117,17 +117,8 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	}
 	sketches.flush()
 	equiv.flush()
-	for p, rows := range metas {
-		if len(rows) == 0 {
-			continue
-		}
-		b, err := tables.Encode(rows)
-		if err != nil {
-			return err
-		}
-		emitMeta(p, b)
-		metaElements.Inc(ctx, 1)
-		metaBytes.Inc(ctx, int64(len(b)))
+	if err := emitDocRows(ctx, metas, emitMeta); err != nil {
+		return err
 	}
 	docsRead.Inc(ctx, sp.NumRows)
 	docsOK.Inc(ctx, nOK)
@@ -218,4 +209,22 @@ func (f *sketchFn) sketchRow(sp crawl.Split, row crawl.Row, sc *sketchScratch) (
 		rec.Supers = sc.supers
 	}
 	return doc, rec, keys
+}
+
+// emitDocRows packs each doc partition's docs-table rows into one element
+// keyed by the partition.
+func emitDocRows(ctx context.Context, byPartition [][]tables.Doc, emit func(int, []byte)) error {
+	for p, rows := range byPartition {
+		if len(rows) == 0 {
+			continue
+		}
+		b, err := tables.Encode(rows)
+		if err != nil {
+			return err
+		}
+		emit(p, b)
+		metaElements.Inc(ctx, 1)
+		metaBytes.Inc(ctx, int64(len(b)))
+	}
+	return nil
 }
