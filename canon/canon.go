@@ -2,6 +2,8 @@ package canon
 
 import (
 	"encoding/binary"
+
+	"github.com/neardup/neardup/fingerprint"
 	"strings"
 	"sync"
 	"unicode"
@@ -51,9 +53,44 @@ func Tokens(text string) []string {
 // AppendTokens is Tokens appending to dst, for reuse of the slice across
 // documents.
 func AppendTokens(dst []string, text string) []string {
+	return tokenize(stringSink{dst}, text).dst
+}
+
+// AppendHashes appends h.String(t) for every token t of Tokens(text), in
+// order, without building the tokens as strings: it is what shingling
+// needs, and the hot loop of phase 1. Tokens that are substrings of the
+// text are hashed where they stand; only words that need folding or
+// normalization are built, in a scratch buffer or by x/text.
+func AppendHashes(dst []uint64, h fingerprint.Hasher, text string) []uint64 {
+	return tokenize(hashSink{dst, h}, text).dst
+}
+
+// A tokenSink receives the tokens of a text in order and returns itself
+// updated. The sinks are values of distinct struct types, so the generic
+// tokenizer is compiled once for each, its calls to add inline, and
+// nothing escapes to the heap.
+type tokenSink[S any] interface {
+	add(tok string) S
+	addBytes(tok []byte) S // tok is scratch: used before the next call
+}
+
+type stringSink struct{ dst []string }
+
+func (s stringSink) add(t string) stringSink      { s.dst = append(s.dst, t); return s }
+func (s stringSink) addBytes(t []byte) stringSink { s.dst = append(s.dst, string(t)); return s }
+
+type hashSink struct {
+	dst []uint64
+	h   fingerprint.Hasher
+}
+
+func (s hashSink) add(t string) hashSink      { s.dst = append(s.dst, s.h.String(t)); return s }
+func (s hashSink) addBytes(t []byte) hashSink { s.dst = append(s.dst, s.h.Bytes(t)); return s }
+
+func tokenize[S tokenSink[S]](out S, text string) S {
 	ascii, upper := scanASCII(text)
 	if !ascii {
-		return appendMixed(dst, text)
+		return scanMixed(out, text)
 	}
 	// NFKC and case folding are the identity on ASCII apart from A-Z, so
 	// lowering is the whole normalization, and tokens can be substrings of
@@ -61,7 +98,7 @@ func AppendTokens(dst []string, text string) []string {
 	if upper {
 		text = lowerASCII(text)
 	}
-	return appendASCII(dst, text)
+	return scanLoweredASCII(out, text)
 }
 
 // Eight-byte-at-a-time (SWAR) constants. A byte b < 0x80 is in 'A'..'Z'
@@ -109,8 +146,8 @@ func scanASCII(s string) (ascii, upper bool) {
 	return hi&msb == 0, up != 0
 }
 
-// appendASCII splits lowered ASCII text into tokens.
-func appendASCII(dst []string, s string) []string {
+// scanLoweredASCII splits lowered ASCII text into tokens.
+func scanLoweredASCII[S tokenSink[S]](out S, s string) S {
 	i := 0
 	for i < len(s) {
 		for i < len(s) && !asciiAlnum[s[i]] {
@@ -121,57 +158,69 @@ func appendASCII(dst []string, s string) []string {
 			i++
 		}
 		if j < i {
-			dst = append(dst, s[j:i])
+			out = out.add(s[j:i])
 		}
 	}
-	return dst
+	return out
 }
 
-// appendMixed tokenizes text that contains non-ASCII bytes. Real-world
-// text is mostly ASCII or mostly runes that neither normalization nor case
-// folding changes (lowercase Cyrillic, CJK, kana, Hangul syllables, ...),
-// so rather than normalizing the whole document it sends only regions with
-// "complex" words through x/text, and takes every other token as a
-// substring of one ASCII-lowered copy of text.
+// scanMixed tokenizes text that contains non-ASCII bytes. Real-world
+// text is mostly ASCII or mostly runes whose canonical form is known rune
+// by rune (lowercase Cyrillic, CJK, kana, Hangul syllables; capitals that
+// fold to one of those), so rather than normalizing the whole document it
+// sends only regions with "complex" words through x/text, and builds
+// every other token from one ASCII-lowered copy of text and a per-rune
+// fold table.
 //
 // Runes are classed by runeClass: letters and separators that are inert
 // (NFKC leaves them alone, nothing composes with them from behind, folding
-// maps them to themselves) and complex runes (everything else, including
-// marks and invalid bytes). A word is a maximal run of non-separators; it
-// is simple if all its runes are inert letters or ASCII alphanumerics. A
-// simple word between separators is already canonical except for ASCII
-// case. A complex region starts at the separators before a complex word
-// and runs to the end of the last complex word before the next simple one.
-// Cutting there cannot change the result: each cut is right before an
-// inert rune or an ASCII byte, which starts a new NFKC segment (no
-// composition has one as its second element, and they never decompose),
-// and case folding is context free. TestChunkedMatchesWhole and
+// maps them to themselves), folding letters (nothing composes with them
+// from behind, and the whole rule maps each one alone to a fixed string of
+// inert letters, as 'Б' to 'б' or 'É' to 'é') and complex runes
+// (everything else, including marks and invalid bytes). A word is a
+// maximal run of non-separators; it is simple if all its runes are inert
+// letters or ASCII alphanumerics, folded if it also has folding letters.
+// A simple word between separators is already canonical except for ASCII
+// case; a folded word is the concatenation of its runes' images. A
+// complex region starts at the separators before a complex word and runs
+// to the end of the last complex word before the next simple or folded
+// one. Cutting there cannot change the result: each cut is right before a
+// rune that starts a new NFKC segment (no composition has one as its
+// second element) and that NFKC and folding map on their own, and case
+// folding is context free. TestChunkedMatchesWhole and
 // TestEveryBMPRuneMatchesWhole check this against the rule applied to the
 // whole text.
-func appendMixed(dst []string, text string) []string {
+func scanMixed[S tokenSink[S]](out S, text string) S {
 	// Lowering only ASCII bytes keeps every byte offset, so lower[j:i]
 	// is the lowered form of text[j:i].
 	lower := lowerASCII(text)
-	classes := runeClasses()
+	t := loadTables()
+	var buf []byte // folded words, allocated at the first one
 	i := 0
 	for i < len(text) {
-		j := skipSeparators(classes, text, i)
+		j := skipSeparators(t, text, i)
 		if j == len(text) {
 			break
 		}
-		end, simple := scanWord(classes, text, j)
-		if simple {
-			dst = append(dst, lower[j:end])
+		end, kind := scanWord(t, text, j)
+		switch kind {
+		case wordSimple:
+			out = out.add(lower[j:end])
+			i = end
+			continue
+		case wordFolded:
+			buf = t.appendFolded(buf[:0], lower[j:end])
+			out = out.addBytes(buf)
 			i = end
 			continue
 		}
 		for {
-			k := skipSeparators(classes, text, end)
+			k := skipSeparators(t, text, end)
 			if k == len(text) {
 				break
 			}
-			m, simple := scanWord(classes, text, k)
-			if simple {
+			m, kind := scanWord(t, text, k)
+			if kind != wordComplex {
 				break
 			}
 			end = m
@@ -179,41 +228,61 @@ func appendMixed(dst []string, text string) []string {
 		// Starting at i, not j, keeps the separators before the word in
 		// the region, so a word that starts with a mark still sees what
 		// it could compose with.
-		dst = appendSlow(dst, text[i:end])
+		out = scanSlow(out, text[i:end])
 		i = end
 	}
-	return dst
+	return out
 }
 
-// Rune classes for appendMixed.
+// Rune classes for scanMixed, from the cheapest to handle.
 const (
 	complexRune uint8 = iota // needs x/text
 	inertLetter              // a letter or number that is its own canonical form
 	inertSep                 // a separator that is its own canonical form
+	foldLetter               // maps alone to a fixed string of inert letters
+	inertMark                // a combining mark that is its own canonical form and starts an NFKC segment
 )
+
+// Word kinds for scanMixed, ordered so that a word's kind is the largest
+// of its runes' kinds.
+const (
+	wordSimple  = iota // inert letters and ASCII alphanumerics only
+	wordFolded         // and folding letters
+	wordComplex        // and complex runes: x/text decides
+)
+
+// runeTables are the per-rune facts scanMixed needs for the Basic
+// Multilingual Plane: the class of every rune, and the image of every
+// folding letter (folds[foldIndex[r]]).
+type runeTables struct {
+	class     [1 << 16]uint8
+	foldIndex [1 << 16]uint16
+	folds     []string
+}
 
 var (
-	classesOnce sync.Once
-	bmpClasses  *[1 << 16]uint8
+	tablesOnce sync.Once
+	bmpTables  *runeTables
 )
 
-// runeClasses builds, on first use, the class of every rune of the Basic
+// loadTables builds, on first use, the tables of every rune of the Basic
 // Multilingual Plane by asking x/text about each one. That takes a few
 // tens of milliseconds once per process, and afterwards costs one table
 // load per rune instead of x/text's per-rune trie walks (which make NFKC
 // plus folding cost well over 100 ns per rune). Runes above the BMP are
 // rare enough in text to always go to x/text.
-func runeClasses() *[1 << 16]uint8 {
-	classesOnce.Do(func() {
-		t := new([1 << 16]uint8)
+func loadTables() *runeTables {
+	tablesOnce.Do(func() {
+		t := new(runeTables)
+		t.folds = []string{""}
 		fold := cases.Fold()
 		var buf [utf8.UTFMax]byte
 		for r := rune(0); r < 1<<16; r++ {
 			if r < utf8.RuneSelf {
 				if asciiAlnum[r] {
-					t[r] = inertLetter
+					t.class[r] = inertLetter
 				} else {
-					t[r] = inertSep
+					t.class[r] = inertSep
 				}
 				continue
 			}
@@ -221,39 +290,122 @@ func runeClasses() *[1 << 16]uint8 {
 				continue // surrogates never decode; invalid bytes stay complex
 			}
 			s := string(buf[:utf8.EncodeRune(buf[:], r)])
-			p := norm.NFKC.PropertiesString(s)
-			if !p.BoundaryBefore() || !norm.NFKC.IsNormalString(s) || fold.String(s) != s {
+			if !norm.NFKC.PropertiesString(s).BoundaryBefore() {
 				continue
 			}
-			switch {
-			case unicode.IsLetter(r) || unicode.IsNumber(r):
-				t[r] = inertLetter
-			case !unicode.Is(unicode.M, r):
-				t[r] = inertSep
+			if norm.NFKC.IsNormalString(s) && fold.String(s) == s {
+				switch {
+				case unicode.IsLetter(r) || unicode.IsNumber(r):
+					t.class[r] = inertLetter
+				case !unicode.Is(unicode.M, r):
+					t.class[r] = inertSep
+				default:
+					// A mark extends a token but never starts one, so it
+					// is as good as a letter inside a word; scanWord
+					// sends a word that starts with one to x/text.
+					t.class[r] = inertMark
+				}
 			}
 		}
-		bmpClasses = t
+		// A folding letter is judged by what the rule makes of it alone,
+		// once every inert letter is known: a canonical form made of
+		// inert letters only (so one token, and no separator dropped).
+		for r := rune(0x80); r < 1<<16; r++ {
+			if t.class[r] != complexRune || (0xD800 <= r && r < 0xE000) {
+				continue
+			}
+			s := string(buf[:utf8.EncodeRune(buf[:], r)])
+			if !norm.NFKC.PropertiesString(s).BoundaryBefore() {
+				continue
+			}
+			img := canonicalForm(s)
+			if img != "" && allSeparators(img) {
+				// A separator whatever it becomes (a no-break space, an
+				// ellipsis, fullwidth punctuation): it can only ever
+				// separate, and it starts a new NFKC segment, so it is
+				// skipped like an inert one. An empty image would join
+				// its neighbours instead, so it stays complex.
+				t.class[r] = inertSep
+				continue
+			}
+			if img == "" || !t.allInertLetters(img) || len(t.folds) == 1<<16 {
+				continue
+			}
+			t.class[r] = foldLetter
+			t.foldIndex[r] = uint16(len(t.folds))
+			t.folds = append(t.folds, img)
+		}
+		bmpTables = t
 	})
-	return bmpClasses
+	return bmpTables
+}
+
+// allSeparators reports whether no rune of s belongs to a token: no
+// letter, number or mark (invalid bytes are separators too).
+func allSeparators(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *runeTables) allInertLetters(s string) bool {
+	for _, r := range s {
+		if r >= 1<<16 || t.class[r] != inertLetter {
+			return false
+		}
+	}
+	return true
 }
 
 // classAt returns the class of the rune at s[i] and its length in bytes.
-func classAt(classes *[1 << 16]uint8, s string, i int) (uint8, int) {
+func (t *runeTables) classAt(s string, i int) (uint8, int) {
 	if c := s[i]; c < utf8.RuneSelf {
-		return classes[c], 1
+		return t.class[c], 1
 	}
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if r >= 1<<16 || (r == utf8.RuneError && size == 1) {
 		return complexRune, size
 	}
-	return classes[r], size
+	return t.class[r], size
+}
+
+// appendFolded appends the canonical form of a folded word, given ASCII
+// lowered: ASCII and inert letters as they are, folding letters replaced
+// by their images.
+func (t *runeTables) appendFolded(dst []byte, word string) []byte {
+	for i := 0; i < len(word); {
+		c := word[i]
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(word[i:])
+		if t.class[r] == foldLetter {
+			dst = append(dst, t.folds[t.foldIndex[r]]...)
+		} else {
+			dst = append(dst, word[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
 }
 
 // skipSeparators returns the index of the first rune at or after i that is
 // not an inert separator.
-func skipSeparators(classes *[1 << 16]uint8, s string, i int) int {
+func skipSeparators(t *runeTables, s string, i int) int {
 	for i < len(s) {
-		c, size := classAt(classes, s, i)
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiAlnum[c] {
+				return i
+			}
+			i++
+			continue
+		}
+		c, size := t.classAt(s, i)
 		if c != inertSep {
 			break
 		}
@@ -262,21 +414,33 @@ func skipSeparators(classes *[1 << 16]uint8, s string, i int) int {
 	return i
 }
 
-// scanWord returns the end of the word starting at i and whether all its
-// runes are inert letters.
-func scanWord(classes *[1 << 16]uint8, s string, i int) (end int, simple bool) {
-	simple = true
+// scanWord returns the end of the word starting at i and its kind.
+func scanWord(t *runeTables, s string, i int) (end, kind int) {
+	start := i
 	for i < len(s) {
-		c, size := classAt(classes, s, i)
-		if c == inertSep {
-			break
+		if c := s[i]; c < utf8.RuneSelf {
+			if !asciiAlnum[c] {
+				return i, kind
+			}
+			i++
+			continue
 		}
-		if c == complexRune {
-			simple = false
+		c, size := t.classAt(s, i)
+		switch c {
+		case inertSep:
+			return i, kind
+		case foldLetter:
+			kind = max(kind, wordFolded)
+		case complexRune:
+			kind = wordComplex
+		case inertMark:
+			if i == start {
+				kind = wordComplex // a mark starting a word is not part of a token
+			}
 		}
 		i += size
 	}
-	return i, simple
+	return i, kind
 }
 
 // lowerASCII lowers only the ASCII letters of s, keeping every byte offset,
@@ -313,27 +477,14 @@ func lowerASCII(s string) string {
 }
 
 // appendSlow applies the full rule to s with x/text. It is correct for any
-// input; the fast paths above are optimizations that must agree with it.
+// input; the fast paths are optimizations that must agree with it, and the
+// tests hold them to it.
 func appendSlow(dst []string, s string) []string {
-	if !utf8.ValidString(s) {
-		// x/text does not promise anything for invalid UTF-8 (norm
-		// skips normalizing runes that follow an invalid byte), so turn
-		// each run of invalid bytes into U+FFFD first: a symbol, hence a
-		// separator as documented, and inert under NFKC and folding.
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	s = norm.NFKC.String(s)
-	f := folders.Get().(*cases.Caser)
-	s = f.String(s)
-	folders.Put(f)
-	s = fixCherokee(s)
-	// Case folding does not preserve normalization ("ß\u0301" folds to
-	// "ss\u0301", whose NFKC form is "s\u015b"), so without a second NFKC
-	// pass the tokens of a text and of its own tokens could differ in
-	// bytes while being canonically equivalent, and would hash apart.
-	// The pass is a quick check returning s itself in the common case.
-	s = norm.NFKC.String(s)
+	return scanSlow(stringSink{dst}, s).dst
+}
 
+func scanSlow[S tokenSink[S]](out S, s string) S {
+	s = canonicalForm(s)
 	start := -1 // start of the current token, -1 between tokens
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -359,15 +510,38 @@ func appendSlow(dst []string, s string) []string {
 				start = i
 			}
 		} else if start >= 0 {
-			dst = append(dst, s[start:i])
+			out = out.add(s[start:i])
 			start = -1
 		}
 		i += size
 	}
 	if start >= 0 {
-		dst = append(dst, s[start:])
+		out = out.add(s[start:])
 	}
-	return dst
+	return out
+}
+
+// canonicalForm is the rule's text before splitting: NFKC, full case
+// folding, Cherokee fixed, NFKC again.
+func canonicalForm(s string) string {
+	if !utf8.ValidString(s) {
+		// x/text does not promise anything for invalid UTF-8 (norm
+		// skips normalizing runes that follow an invalid byte), so turn
+		// each run of invalid bytes into U+FFFD first: a symbol, hence a
+		// separator as documented, and inert under NFKC and folding.
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = norm.NFKC.String(s)
+	f := folders.Get().(*cases.Caser)
+	s = f.String(s)
+	folders.Put(f)
+	s = fixCherokee(s)
+	// Case folding does not preserve normalization ("ß\u0301" folds to
+	// "ss\u0301", whose NFKC form is "s\u015b"), so without a second NFKC
+	// pass the tokens of a text and of its own tokens could differ in
+	// bytes while being canonically equivalent, and would hash apart.
+	// The pass is a quick check returning s itself in the common case.
+	return norm.NFKC.String(s)
 }
 
 // fixCherokee works around golang/go#46101: x/text's Fold swaps the case of

@@ -2,6 +2,7 @@ package canon
 
 import (
 	"fmt"
+	"github.com/neardup/neardup/fingerprint"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -130,7 +131,7 @@ func randomText(r *rand.Rand, alphabet []string, n int) string {
 	return b.String()
 }
 
-// TestChunkedMatchesWhole checks the optimization in appendMixed: only
+// TestChunkedMatchesWhole checks the optimization in scanMixed: only
 // normalizing the words that contain non-ASCII bytes must give the same
 // tokens as applying the rule (appendSlow) to the whole text at once.
 func TestChunkedMatchesWhole(t *testing.T) {
@@ -142,6 +143,7 @@ func TestChunkedMatchesWhole(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("Tokens(%q) = %q, whole-text rule gives %q", in, got, want)
 		}
+		checkHashes(t, in, AppendHashes(nil, testHasher, in), want)
 	}
 }
 
@@ -243,7 +245,9 @@ func FuzzTokens(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := Tokens(s)
-		if want := appendSlow(nil, s); !slices.Equal(got, want) {
+		want := appendSlow(nil, s)
+		checkHashes(t, s, AppendHashes(nil, testHasher, s), want)
+		if !slices.Equal(got, want) {
 			t.Fatalf("Tokens(%q) = %q, whole-text rule %q", s, got, want)
 		}
 		if app := AppendTokens([]string{"keep"}, s); app[0] != "keep" || !slices.Equal(app[1:], got) {
@@ -336,24 +340,28 @@ func BenchmarkTokens(b *testing.B) {
 	}
 }
 
-// TestEveryBMPRuneMatchesWhole runs every BMP rune through appendMixed in
+// TestEveryBMPRuneMatchesWhole runs every BMP rune through scanMixed in
 // contexts that touch each cut rule (inside and around ASCII, inert and
 // complex words and separators) and compares with the rule applied to the
 // whole text.
 func TestEveryBMPRuneMatchesWhole(t *testing.T) {
-	templates := []string{"%", "a%b", "% x", "x %", "я%", "%я", "。%", "%。", "Я %", "% Я", "a\u0301 %", "%\u0301", "% \u0301"}
+	templates := []string{"%", "a%b", "% x", "x %", "я%", "%я", "。%", "%。", "Я %", "% Я", "É%", "%É", "Éa%", "%Яb", "%%", "a%%b", "a %% b", "%a%", "क%", "क%b", "%\u0E35", "a%\u0E35",
+		"a\u0301 %", "%\u0301", "% \u0301"}
 	var got, want []string
+	var hashes []uint64
 	for r := rune(0x80); r < 0x10000; r++ {
 		if 0xD800 <= r && r < 0xE000 {
 			continue
 		}
 		for _, tmpl := range templates {
-			in := strings.Replace(tmpl, "%", string(r), 1)
+			in := strings.ReplaceAll(tmpl, "%", string(r))
 			got = AppendTokens(got[:0], in)
 			want = appendSlow(want[:0], in)
 			if !slices.Equal(got, want) {
 				t.Fatalf("%U: Tokens(%+q) = %+q, whole-text rule %+q", r, in, got, want)
 			}
+			hashes = AppendHashes(hashes[:0], testHasher, in)
+			checkHashes(t, in, hashes, want)
 		}
 	}
 }
@@ -381,5 +389,55 @@ func TestConcurrent(t *testing.T) {
 	}
 	for range 4 {
 		<-done
+	}
+}
+
+// testHasher is the hasher the differential tests compare AppendHashes
+// with: any seed must do, so not the default one.
+var testHasher = fingerprint.New(0x5eed)
+
+// checkHashes fails unless hashes are the fingerprints of want, the
+// tokens of in by the whole-text rule.
+func checkHashes(t testing.TB, in string, hashes []uint64, want []string) {
+	t.Helper()
+	ok := len(hashes) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = hashes[i] == testHasher.String(want[i])
+	}
+	if !ok {
+		t.Fatalf("AppendHashes(%+q) = %x, but the whole-text rule gives tokens %+q", in, hashes, want)
+	}
+}
+
+func TestAppendHashesAppends(t *testing.T) {
+	got := AppendHashes([]uint64{7}, testHasher, "Straße, Ǆemal — “ﬁne” Б")
+	want := []uint64{7}
+	for _, tok := range []string{"strasse", "džemal", "fine", "б"} {
+		want = append(want, testHasher.String(tok))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("AppendHashes = %x, want %x", got, want)
+	}
+}
+
+func TestAppendHashesAllocatesNothing(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("lowercase ascii words only ", 20),
+		strings.Repeat("Capitals And “curly quotes” — dashes, Café, naïve, ÉTÉ ", 20),
+		strings.Repeat("Быстрая Лиса прыгает. ", 20),
+	} {
+		dst := make([]uint64, 0, 1000)
+		if text != strings.ToLower(text) || !isASCII(text) {
+			// The lowered copy of the text, and a buffer for words with
+			// folding letters.
+			allocs := testing.AllocsPerRun(50, func() { dst = AppendHashes(dst[:0], testHasher, text) })
+			if allocs > 2 {
+				t.Errorf("AppendHashes(%.30q...): %v allocs, want at most 2 (the lowered copy, the fold buffer)", text, allocs)
+			}
+			continue
+		}
+		if allocs := testing.AllocsPerRun(50, func() { dst = AppendHashes(dst[:0], testHasher, text) }); allocs != 0 {
+			t.Errorf("AppendHashes on lowercase ASCII: %v allocs, want 0", allocs)
+		}
 	}
 }

@@ -1,13 +1,18 @@
 package fingerprint
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // DefaultSeed is the seed neardup uses unless told otherwise; changing it
 // changes every fingerprint.
 const DefaultSeed uint64 = 0x6e656172647570 // "neardup" in ASCII
+
+// Version numbers the definitions of the fingerprints neardup stores (the
+// content, lexical and shingle fingerprints, hence every sketch): outputs
+// written under different versions must not be mixed. Version 2 defines
+// the lexical fingerprint as Combine of the token hashes and the shingle
+// fingerprint as Shingle (a rolling polynomial); version 1 hashed the
+// tokens' bytes again for the first and used Combine for the second.
+const Version = 2
 
 // XXH64 primes.
 const (
@@ -41,19 +46,24 @@ func (h Hasher) Bytes(b []byte) uint64 { return sum(h.seed, b) }
 // String returns the same value as Bytes([]byte(s)) without converting s.
 func (h Hasher) String(s string) uint64 { return sum(h.seed, s) }
 
-// Tokens returns the fingerprint of a token sequence. Each token is
-// preceded by its length as a little-endian uint64, so the encoding (and
-// hence, up to hash collisions, the fingerprint) is unambiguous:
-// ["ab","c"], ["a","bc"] and ["abc"] differ. The value is XXH64 of that
-// encoding, computed without building it.
+// Tokens returns the fingerprint of a token sequence: Combine of the
+// tokens' String fingerprints. It is a function of the token hashes alone
+// because phase 1 has those in hand (canon.AppendHashes) and never builds
+// the tokens; hashing every token's bytes again would cost as much as
+// tokenizing. The sequence is unambiguous up to hash collisions:
+// ["ab","c"], ["a","bc"] and ["abc"] differ, since each token is hashed
+// whole and Combine includes the count. (Before neardup's fingerprint
+// version 2, it was XXH64 of the length-prefixed token bytes.)
 func (h Hasher) Tokens(tokens []string) uint64 {
-	var d digest
-	d.reset(h.seed)
-	for _, t := range tokens {
-		d.writeLen(uint64(len(t)))
-		d.writeString(t)
+	var buf [64]uint64
+	hashes := buf[:0]
+	if len(tokens) > len(buf) {
+		hashes = make([]uint64, 0, len(tokens))
 	}
-	return d.sum()
+	for _, t := range tokens {
+		hashes = append(hashes, h.String(t))
+	}
+	return h.Combine(hashes)
 }
 
 // Combine returns the fingerprint of a sequence of 64-bit values, such as
@@ -86,6 +96,41 @@ func (h Hasher) Combine(hashes []uint64) uint64 {
 		acc = bits.RotateLeft64(acc, 27)*prime1 + prime4
 	}
 	return avalanche(acc)
+}
+
+// ShingleBase is the base of Shingle's polynomial: odd, so that a shingle
+// differing from another in one token always differs in the polynomial,
+// and 3 mod 4, so that swapping two tokens changes it unless their hashes
+// agree in 63 bits.
+const ShingleBase uint64 = 0x9E3779B97F4A7C17
+
+// Shingle returns the fingerprint of one shingle given its tokens' hashes
+// (String of each token): the polynomial sum of hashes[j] *
+// ShingleBase^(len-1-j) mod 2^64, xored with the seed and finished by Mix.
+// A polynomial can be rolled along a document in a few operations per
+// position (ShingleRoll), where Combine rehashes all w values: phase 1
+// computes one shingle fingerprint per token. Mix makes every output bit
+// depend on every input bit, which MOD_m and MIN_s selection need.
+func (h Hasher) Shingle(hashes []uint64) uint64 {
+	var r uint64
+	for _, x := range hashes {
+		r = r*ShingleBase + x
+	}
+	return h.ShingleFinish(r)
+}
+
+// ShingleFinish turns a polynomial value into the shingle fingerprint.
+func (h Hasher) ShingleFinish(r uint64) uint64 { return Mix(r ^ h.seed) }
+
+// ShinglePow returns ShingleBase^(w-1), what rolling a w-token polynomial
+// one token forward removes with the token that leaves it:
+// r' = (r - out*ShinglePow(w))*ShingleBase + in.
+func ShinglePow(w int) uint64 {
+	p := uint64(1)
+	for range w - 1 {
+		p *= ShingleBase
+	}
+	return p
 }
 
 // Mix is a bijective 64-bit finalizer (the splitmix64 / Stafford "Mix13"
@@ -217,101 +262,4 @@ func finish[T bytesOrString](h uint64, p T) uint64 {
 		h = bits.RotateLeft64(h, 11) * prime1
 	}
 	return avalanche(h)
-}
-
-// digest is streaming XXH64, used by Tokens to hash an encoding it never
-// materializes. It lives on the caller's stack.
-type digest struct {
-	v1, v2, v3, v4 uint64
-	seed           uint64
-	total          uint64
-	mem            [32]byte
-	n              int // bytes buffered in mem
-}
-
-func (d *digest) reset(seed uint64) {
-	d.seed = seed
-	d.v1 = seed + prime1 + prime2
-	d.v2 = seed + prime2
-	d.v3 = seed
-	d.v4 = seed - prime1
-	d.total = 0
-	d.n = 0
-}
-
-// writeLen writes x as 8 little-endian bytes, straight into the buffer
-// when it fits.
-func (d *digest) writeLen(x uint64) {
-	if d.n+8 <= len(d.mem) {
-		binary.LittleEndian.PutUint64(d.mem[d.n:], x)
-		d.n += 8
-		d.total += 8
-		if d.n == len(d.mem) {
-			d.stripe(d.mem[:])
-			d.n = 0
-		}
-		return
-	}
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], x)
-	d.write(b[:])
-}
-
-func (d *digest) write(b []byte) {
-	d.total += uint64(len(b))
-	if d.n+len(b) < 32 {
-		d.n += copy(d.mem[d.n:], b)
-		return
-	}
-	if d.n > 0 {
-		c := copy(d.mem[d.n:], b)
-		d.stripe(d.mem[:])
-		b = b[c:]
-		d.n = 0
-	}
-	for len(b) >= 32 {
-		d.stripe(b)
-		b = b[32:]
-	}
-	d.n = copy(d.mem[:], b)
-}
-
-func (d *digest) writeString(s string) {
-	d.total += uint64(len(s))
-	if d.n+len(s) < 32 {
-		d.n += copy(d.mem[d.n:], s)
-		return
-	}
-	if d.n > 0 {
-		c := copy(d.mem[d.n:], s)
-		d.stripe(d.mem[:])
-		s = s[c:]
-		d.n = 0
-	}
-	for len(s) >= 32 {
-		d.v1 = round(d.v1, u64(s[0:8]))
-		d.v2 = round(d.v2, u64(s[8:16]))
-		d.v3 = round(d.v3, u64(s[16:24]))
-		d.v4 = round(d.v4, u64(s[24:32]))
-		s = s[32:]
-	}
-	d.n = copy(d.mem[:], s)
-}
-
-func (d *digest) stripe(b []byte) {
-	d.v1 = round(d.v1, u64(b[0:8]))
-	d.v2 = round(d.v2, u64(b[8:16]))
-	d.v3 = round(d.v3, u64(b[16:24]))
-	d.v4 = round(d.v4, u64(b[24:32]))
-}
-
-func (d *digest) sum() uint64 {
-	var h uint64
-	if d.total >= 32 {
-		h = mergeLanes(d.v1, d.v2, d.v3, d.v4)
-	} else {
-		h = d.seed + prime5
-	}
-	h += d.total
-	return finish(h, d.mem[:d.n])
 }

@@ -56,6 +56,7 @@ func TestGolden(t *testing.T) {
 		{`Tokens(a rose is a rose)`, h.Tokens(strings.Fields("a rose is a rose")), golden[3]},
 		{`Combine(1..10)`, h.Combine([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), golden[4]},
 		{`Combine(nil)`, h.Combine(nil), golden[5]},
+		{`Shingle(1..10)`, h.Shingle([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), golden[8]},
 		{`Mix(0)`, Mix(0), 0},
 		{`Mix(1)`, Mix(1), golden[6]},
 		{`Mix(DefaultSeed)`, Mix(DefaultSeed), golden[7]},
@@ -74,11 +75,12 @@ var golden = [...]uint64{
 	0xb4442d1f293a74be,
 	0x8f098a518421f853,
 	0x79f8d66c837dd0ef,
-	0x97f7aeae0e265c45,
+	0x45e5ed3200c385ca,
 	0xada027524e1da503,
 	0xb4442d1f293a74be, // Combine(nil) == String(""): both hash zero bytes
 	0x5692161d100b05e5,
 	0x9b0d5dcdf67d12db,
+	0x18afc665ecdca9e5,
 }
 
 func TestStringEqualsBytes(t *testing.T) {
@@ -126,26 +128,20 @@ func TestCombineEqualsBytesOfWords(t *testing.T) {
 	}
 }
 
-// encodeTokens is the encoding Tokens documents, built explicitly.
-func encodeTokens(tokens []string) []byte {
-	var b []byte
-	for _, t := range tokens {
-		b = binary.LittleEndian.AppendUint64(b, uint64(len(t)))
-		b = append(b, t...)
-	}
-	return b
-}
-
-func TestTokensEqualsBytesOfEncoding(t *testing.T) {
+// TestTokensCombinesTokenHashes pins the definition phase 1 relies on:
+// the fingerprint of a token sequence is Combine of its tokens' hashes.
+func TestTokensCombinesTokenHashes(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	for range 3000 {
-		toks := make([]string, r.IntN(12))
-		for i := range toks {
-			toks[i] = string(randBytes(r, r.IntN(70))) // crosses the 32-byte buffer
-		}
+		toks := make([]string, r.IntN(100))
+		hashes := make([]uint64, len(toks))
 		h := New(r.Uint64())
-		if got, want := h.Tokens(toks), h.Bytes(encodeTokens(toks)); got != want {
-			t.Fatalf("Tokens(%q) = %#x, Bytes(encoding) = %#x", toks, got, want)
+		for i := range toks {
+			toks[i] = string(randBytes(r, r.IntN(70)))
+			hashes[i] = h.String(toks[i])
+		}
+		if got, want := h.Tokens(toks), h.Combine(hashes); got != want {
+			t.Fatalf("Tokens(%q) = %#x, Combine(hashes) = %#x", toks, got, want)
 		}
 	}
 }
@@ -247,6 +243,13 @@ func TestAvalanche(t *testing.T) {
 		}
 		return h.Combine(hs[:])
 	})
+	checkAvalanche(t, "Shingle/10", 640, func(in []byte) uint64 {
+		var hs [10]uint64
+		for i := range hs {
+			hs[i] = binary.LittleEndian.Uint64(in[8*i:])
+		}
+		return h.Shingle(hs[:])
+	})
 	checkAvalanche(t, "Mix", 64, func(in []byte) uint64 { return Mix(binary.LittleEndian.Uint64(in)) })
 	// The seed must be as well mixed as the data.
 	checkAvalanche(t, "seed", 64, func(in []byte) uint64 { return New(binary.LittleEndian.Uint64(in)).String("rose") })
@@ -340,18 +343,18 @@ func Example() {
 	h := New(DefaultSeed)
 	fmt.Println(h.String("rose") == h.Bytes([]byte("rose")))
 	fmt.Println(h.Tokens([]string{"ab", "c"}) == h.Tokens([]string{"a", "bc"}))
-	// A shingle is the Combine of its token fingerprints.
+	// A shingle's fingerprint is Shingle of its token fingerprints.
 	shingle := []string{"a", "rose", "is", "a"}
 	hs := make([]uint64, len(shingle))
 	for i, tok := range shingle {
 		hs[i] = h.String(tok)
 	}
-	fmt.Printf("%#016x\n", h.Combine(hs))
+	fmt.Printf("%#016x\n", h.Shingle(hs))
 	fmt.Println(UnMix(Mix(12345)))
 	// Output:
 	// true
 	// false
-	// 0xc8314b6c6789f1cc
+	// 0xf1f287dfab2673fe
 	// 12345
 }
 
@@ -395,4 +398,33 @@ func BenchmarkMix(b *testing.B) {
 		x = Mix(x + 1)
 	}
 	sink += x
+}
+
+// TestShingleRolls checks the identity phase 1 rolls along a document:
+// dropping the first hash and appending one more moves the polynomial by
+// ShinglePow, for every window size.
+func TestShingleRolls(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	h := New(r.Uint64())
+	for w := 1; w <= 40; w++ {
+		hs := make([]uint64, w+1)
+		for i := range hs {
+			hs[i] = r.Uint64()
+		}
+		var p uint64
+		for _, x := range hs[:w] {
+			p = p*ShingleBase + x
+		}
+		rolled := (p-hs[0]*ShinglePow(w))*ShingleBase + hs[w]
+		if got, want := h.ShingleFinish(rolled), h.Shingle(hs[1:]); got != want {
+			t.Fatalf("w=%d: rolled %#x, direct %#x", w, got, want)
+		}
+	}
+	// Swapping two tokens or changing one changes the fingerprint.
+	a := []uint64{r.Uint64(), r.Uint64(), r.Uint64()}
+	b := []uint64{a[1], a[0], a[2]}
+	c := []uint64{a[0], a[1] + 1, a[2]}
+	if h.Shingle(a) == h.Shingle(b) || h.Shingle(a) == h.Shingle(c) {
+		t.Error("Shingle ignores the order or the value of a token")
+	}
 }

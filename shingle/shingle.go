@@ -4,8 +4,8 @@
 // A w-shingle is a contiguous run of w tokens; S(D, w) is the set of all
 // distinct w-shingles of document D (Broder et al. use w = 10). Each
 // token is fingerprinted once, and a shingle's fingerprint is
-// fingerprint.Hasher.Combine over the fingerprints of its w tokens, so the
-// cost is one string hash per token plus one w-word hash per position,
+// fingerprint.Hasher.Shingle over the fingerprints of its w tokens, so the
+// cost is one string hash per token plus a rolling polynomial step per position,
 // independent of token lengths. Two shingles get the same fingerprint only
 // if they are equal or their hashes collide (see package fingerprint for
 // the odds).
@@ -24,42 +24,67 @@ import (
 
 // Fingerprints returns the sorted, distinct fingerprints of the w-word
 // shingles of tokens (Broder's S(D,w) as 64-bit values). Each token is
-// hashed once with h.String; a shingle's fingerprint is h.Combine over its
+// hashed once with h.String; a shingle's fingerprint is h.Shingle over its
 // w token hashes. A document with fewer than w tokens has no shingles: the
 // result is empty (nil when dst is nil; dst[:0] otherwise, so a caller
 // reusing its buffer keeps it). dst is reused if it has capacity (may be
 // nil). Fingerprints panics if w < 1.
 func Fingerprints(dst []uint64, h fingerprint.Hasher, tokens []string, w int) []uint64 {
+	// The token hashes go into dst itself, and FromHashes overwrites them
+	// in place: shingle i's fingerprint replaces token i's hash, which
+	// only shingles starting at or before i read.
+	if w < 1 || Count(len(tokens), w) == 0 {
+		return FromHashes(dst, h, nil, w)
+	}
+	hashes := dst[:0]
+	for _, t := range tokens {
+		hashes = append(hashes, h.String(t))
+	}
+	return FromHashes(hashes, h, hashes, w)
+}
+
+// FromHashes is Fingerprints given the token hashes (h.String of each
+// token, as canon.AppendHashes gives them) instead of the tokens. dst may
+// be hashes[:0] (or hashes) to work in place; it must not overlap hashes
+// otherwise.
+func FromHashes(dst []uint64, h fingerprint.Hasher, hashes []uint64, w int) []uint64 {
 	if w < 1 {
 		panic("shingle: w must be at least 1")
 	}
-	n := Count(len(tokens), w)
+	n := Count(len(hashes), w)
 	if n == 0 {
 		return dst[:0]
 	}
-	// One buffer serves three times: first it holds the token
-	// fingerprints, then shingle i's fingerprint overwrites token i's,
-	// which only shingles starting at or before i read, and then the words
-	// after the n shingles are the sort's scratch space. So the
-	// function allocates nothing when dst is large enough (callers reuse
-	// it), at the price of keeping up to twice the shingle count.
-	need := len(tokens)
+	// The words after the n shingles are the sort's scratch space, so
+	// the function allocates nothing when dst is large enough (callers
+	// reuse it), at the price of keeping up to twice the shingle count.
+	need := n
 	if n >= sortMin {
-		need = max(need, 2*n)
+		need = 2 * n
 	}
-	out := slices.Grow(dst[:0], need)[:len(tokens)]
-	for i, t := range tokens {
-		out[i] = h.String(t)
+	out := slices.Grow(dst[:0], need)[:n]
+	// Rolling the polynomial of fingerprint.Hasher.Shingle: one multiply
+	// and add per token in, one per token out. When out aliases hashes,
+	// out[i] overwrites hashes[i] only after the window no longer needs
+	// it, and the value leaving the window is saved before it is lost.
+	pow := fingerprint.ShinglePow(w)
+	var r uint64
+	for _, x := range hashes[:w] {
+		r = r*fingerprint.ShingleBase + x
 	}
-	for i := range n {
-		out[i] = h.Combine(out[i : i+w])
+	for i := range out {
+		leaving := hashes[i]
+		out[i] = h.ShingleFinish(r)
+		if i+w < len(hashes) {
+			r = (r-leaving*pow)*fingerprint.ShingleBase + hashes[i+w]
+		}
 	}
 	if n >= sortMin {
-		bucketSort(out[:n], out[n:2*n:2*n])
+		bucketSort(out, out[n:2*n:2*n])
 	} else {
-		slices.Sort(out[:n])
+		slices.Sort(out)
 	}
-	return slices.Compact(out[:n])
+	return slices.Compact(out)
 }
 
 // sortMin is the size from which bucketSort beats slices.Sort on random

@@ -21,7 +21,7 @@ func naive(tokens []string, w int) []uint64 {
 		for j := range w {
 			hs[j] = h.String(tokens[i+j])
 		}
-		set[h.Combine(hs)] = true
+		set[h.Shingle(hs)] = true
 	}
 	out := make([]uint64, 0, len(set))
 	for v := range set {
@@ -43,9 +43,9 @@ func TestBroderExample(t *testing.T) {
 		t.Errorf("Count = %d, want 5 (with repeats)", Count(len(toks), 4))
 	}
 	want := []uint64{
-		h.Combine([]uint64{h.String("a"), h.String("rose"), h.String("is"), h.String("a")}),
-		h.Combine([]uint64{h.String("rose"), h.String("is"), h.String("a"), h.String("rose")}),
-		h.Combine([]uint64{h.String("is"), h.String("a"), h.String("rose"), h.String("is")}),
+		h.Shingle([]uint64{h.String("a"), h.String("rose"), h.String("is"), h.String("a")}),
+		h.Shingle([]uint64{h.String("rose"), h.String("is"), h.String("a"), h.String("rose")}),
+		h.Shingle([]uint64{h.String("is"), h.String("a"), h.String("rose"), h.String("is")}),
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -261,5 +261,30 @@ func BenchmarkSort(b *testing.B) {
 				slices.Sort(a)
 			}
 		})
+	}
+}
+
+// TestFromHashesMatchesFingerprints: the hash-fed entry point, into a
+// fresh buffer or in place, gives what Fingerprints gives for the tokens.
+func TestFromHashesMatchesFingerprints(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	h := fingerprint.New(3)
+	for range 500 {
+		tokens := make([]string, r.IntN(300))
+		for i := range tokens {
+			tokens[i] = string(rune('a' + r.IntN(6))) // repeats make duplicate shingles
+		}
+		w := 1 + r.IntN(12)
+		want := Fingerprints(nil, h, tokens, w)
+		hashes := make([]uint64, len(tokens))
+		for i, tok := range tokens {
+			hashes[i] = h.String(tok)
+		}
+		if got := FromHashes(nil, h, hashes, w); !slices.Equal(got, want) {
+			t.Fatalf("FromHashes(%d tokens, w=%d) differs from Fingerprints", len(tokens), w)
+		}
+		if got := FromHashes(hashes[:0], h, hashes, w); !slices.Equal(got, want) {
+			t.Fatalf("FromHashes in place (%d tokens, w=%d) differs from Fingerprints", len(tokens), w)
+		}
 	}
 }

@@ -19,7 +19,7 @@ var hasher = fingerprint.New(fingerprint.DefaultSeed)
 // against a plain reference, and the estimators on the resulting sketches:
 //
 //   - the shingles are sorted and distinct, at most max(0, len(tokens)-w+1)
-//     of them, and the set of Combine of every window of token hashes;
+//     of them, and the set of Shingle of every window of token hashes;
 //   - mod:m selects exactly the shingles that are 0 mod m (by the %
 //     operator), min:s exactly the s smallest, and minhash:K at most K
 //     sorted distinct values, none for no shingles, equal to TagMinHash of
@@ -127,7 +127,7 @@ func checkShingles(t *testing.T, toks []string, w int) []uint64 {
 		for j := range hs {
 			hs[j] = hasher.String(toks[i+j])
 		}
-		want[hasher.Combine(hs)] = true
+		want[hasher.Shingle(hs)] = true
 	}
 	if len(got) != len(want) {
 		t.Fatalf("w=%d tokens=%q: %d shingles, want %d", w, toks, len(got), len(want))
