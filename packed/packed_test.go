@@ -77,3 +77,27 @@ func TestPartitionSpreadsStructuredKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestSealOpen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var batch []byte
+	for i := range 5000 {
+		batch = Pair{A: uint64(i / 7), B: rng.Uint64() >> 20, Count: 1, SizeA: 40, SizeB: 41}.Append(batch)
+	}
+	sealed := Seal(nil, batch)
+	if len(sealed) >= len(batch)/2 {
+		t.Errorf("sealed %d bytes of sorted pairs into %d: want at least 2x smaller", len(batch), len(sealed))
+	}
+	got, err := Open([]byte("keep"), sealed)
+	if err != nil || string(got[:4]) != "keep" || !reflect.DeepEqual(got[4:], batch) {
+		t.Fatalf("Open(Seal(batch)) differs from batch (err %v)", err)
+	}
+	if empty, err := Open(nil, Seal(nil, nil)); err != nil || len(empty) != 0 {
+		t.Errorf("empty batch: %v, %v", empty, err)
+	}
+	sealed[len(sealed)/2] ^= 0xff
+	sealed = sealed[:len(sealed)-3]
+	if _, err := Open(nil, sealed); err == nil {
+		t.Error("Open accepted a damaged batch")
+	}
+}

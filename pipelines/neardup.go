@@ -7,15 +7,21 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
@@ -49,6 +55,10 @@ type Options struct {
 	Flags  map[string]string // as given, for the manifest
 	// Overwrite lets the run write into a folder holding other files.
 	Overwrite bool
+	// Progress is what the run reports on stderr while it runs, when its
+	// workers run in this process (the embedded Prism runner, LOOPBACK);
+	// the zero value reports nothing.
+	Progress progress.Mode
 }
 
 // Run matches the input, runs the pipeline on the runner chosen by Beam's
@@ -86,15 +96,17 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
-	return execute(ctx, out, m, start, func(s beam.Scope) { Build(s, files, cfg) })
+	return execute(ctx, out, m, start, watch{opt.Progress, countRows(files, cfg.Columns)}, func(s beam.Scope) { Build(s, files, cfg) })
 }
 
 // execute builds and runs a pipeline whose shards go to out's temporary
 // folder, waits for it, and publishes the output with its manifest.
-func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start time.Time, build func(beam.Scope)) (*output.Manifest, error) {
+func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start time.Time, w watch, build func(beam.Scope)) (*output.Manifest, error) {
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
+	stop := w.start(ctx, start)
 	res, err := beamx.RunWithMetrics(ctx, p)
+	stop()
 	if err != nil {
 		return nil, pipelineError(err)
 	}
@@ -106,6 +118,71 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 		return nil, err
 	}
 	return m, nil
+}
+
+// watch is how a run reports its progress: the mode, and how to count the
+// input rows (nil: there are none).
+type watch struct {
+	mode progress.Mode
+	rows func(context.Context) int64
+}
+
+// progressOut is where progress goes.
+var progressOut io.Writer = os.Stderr
+
+// start starts reporting, if wanted and if the workers run in this
+// process, where the progress counters are; the input rows are counted in
+// the background, so that the job does not wait for them. It returns the
+// function that stops it.
+func (w watch) start(ctx context.Context, start time.Time) (stop func()) {
+	if w.mode == progress.Off || !workersInProcess() {
+		return func() {}
+	}
+	r := progress.Start(progressOut, w.mode, start)
+	ctx, cancel := context.WithCancel(ctx)
+	if w.rows != nil {
+		go func() {
+			if n := w.rows(ctx); ctx.Err() == nil {
+				r.SetTotal(n)
+			}
+		}()
+	}
+	return func() { cancel(); r.Stop() }
+}
+
+// workersInProcess reports whether the SDK workers run in this process:
+// on the embedded Prism runner and wherever the environment is LOOPBACK
+// (Dataflow aside). Elsewhere the progress counters stay at zero here.
+func workersInProcess() bool {
+	env := strings.ToLower(*jobopts.EnvironmentType)
+	switch strings.ToLower(*runners.Runner) {
+	case "", "prism", "prismrunner", "direct":
+		return env == "" || env == "loopback"
+	case "dataflow", "dataflowrunner":
+		return false
+	}
+	return env == "loopback"
+}
+
+// countRows counts the rows of files from their Parquet footers. Files
+// it cannot read count for nothing: the pipeline reports them.
+func countRows(files []string, cols crawl.Columns) func(context.Context) int64 {
+	return func(ctx context.Context) int64 {
+		var n int64
+		for i, f := range files {
+			if ctx.Err() != nil {
+				break
+			}
+			splits, err := crawl.Splits(ctx, i, f, cols)
+			if err != nil {
+				continue
+			}
+			for _, sp := range splits {
+				n += sp.NumRows
+			}
+		}
+		return n
+	}
 }
 
 // waitsForJob refuses --async: the output is published by the launcher
@@ -139,14 +216,15 @@ func pipelineError(err error) error {
 // reads them back.
 func Settings(cfg transforms.Config) map[string]string {
 	return map[string]string{
-		"sketch":           cfg.Sketch.String(),
-		"policy":           cfg.Policy.String(),
-		"shingle_words":    strconv.Itoa(cfg.ShingleWords),
-		"max_shingle_docs": strconv.Itoa(cfg.MaxShingleDocs),
-		"equivalence":      cfg.Equivalence,
-		"seed":             strconv.FormatUint(cfg.Seed, 10),
-		"partitions":       strconv.Itoa(cfg.Partitions),
-		"mode":             mode(cfg),
+		"sketch":              cfg.Sketch.String(),
+		"policy":              cfg.Policy.String(),
+		"shingle_words":       strconv.Itoa(cfg.ShingleWords),
+		"max_shingle_docs":    strconv.Itoa(cfg.MaxShingleDocs),
+		"equivalence":         cfg.Equivalence,
+		"seed":                strconv.FormatUint(cfg.Seed, 10),
+		"fingerprint_version": strconv.Itoa(fingerprint.Version),
+		"partitions":          strconv.Itoa(cfg.Partitions),
+		"mode":                mode(cfg),
 	}
 }
 

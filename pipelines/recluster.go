@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
@@ -24,6 +25,8 @@ type ReclusterOptions struct {
 	Flags  map[string]string // as given, for the manifest
 	// Overwrite lets the run write into a folder holding other files.
 	Overwrite bool
+	// Progress is as in Options; recluster reads no input rows.
+	Progress progress.Mode
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
@@ -93,5 +96,5 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
-	return execute(ctx, out, m, start, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, cfg) })
+	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, cfg) })
 }

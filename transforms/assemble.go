@@ -49,22 +49,24 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	var docs []tables.Doc
 	var asg []packed.Assignment
 	var sts []packed.ClusterStat
-	var b []byte
 	var err error
-	for metas(&b) {
-		if docs, err = tables.Decode(docs, b); err != nil {
-			return err
-		}
+	if err := eachBatch(metas, func(b []byte) error {
+		docs, err = tables.Decode(docs, b)
+		return err
+	}); err != nil {
+		return err
 	}
-	for assigns(&b) {
-		if asg, err = packed.AppendAssignments(asg, b); err != nil {
-			return err
-		}
+	if err := eachBatch(assigns, func(b []byte) error {
+		asg, err = packed.AppendAssignments(asg, b)
+		return err
+	}); err != nil {
+		return err
 	}
-	for statsIt(&b) {
-		if sts, err = packed.AppendClusterStats(sts, b); err != nil {
-			return err
-		}
+	if err := eachBatch(statsIt, func(b []byte) error {
+		sts, err = packed.AppendClusterStats(sts, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmp.Compare(uint64(x.DocID), uint64(y.DocID)) })
 	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })

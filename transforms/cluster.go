@@ -125,12 +125,12 @@ type unionFindFn struct{ Cfg Config }
 func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitAssign, emitStats func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
 	var edges []packed.Edge
-	var b []byte
 	var err error
-	for batches(&b) {
-		if edges, err = packed.AppendEdges(edges, b); err != nil {
-			return err
-		}
+	if err := eachBatch(batches, func(b []byte) error {
+		edges, err = packed.AppendEdges(edges, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	assignments, stats, _ := clusters.Components(edges)
 	parts := f.Cfg.Partitions

@@ -15,7 +15,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
 )
@@ -64,17 +66,49 @@ const Namespace = "neardup"
 // spent working (busy, summed over workers) and the wall-clock window from
 // its first element's start to its last element's end (clock: a
 // distribution of Unix milliseconds whose min and max bound the window).
+// It also marks the phase started for the progress line (observability
+// only: one atomic load per element once the phase has started).
 type phaseTimer struct {
 	busy  beam.Counter
 	clock beam.Distribution
+	shown *progress.Phase
 }
 
 func newPhaseTimer(phase string) phaseTimer {
-	return phaseTimer{beam.NewCounter(Namespace, phase+"_busy_ms"), beam.NewDistribution(Namespace, phase+"_clock_ms")}
+	return phaseTimer{beam.NewCounter(Namespace, phase+"_busy_ms"), beam.NewDistribution(Namespace, phase+"_clock_ms"),
+		progress.NewPhase(phaseLabel(phase))}
+}
+
+// phaseLabel names a phase in the progress line.
+func phaseLabel(phase string) string {
+	switch phase {
+	case "phase1_sketch":
+		return "phase 1 read/sketch"
+	case "identical":
+		return "identical shortcut"
+	case "phase2_shingle_merge":
+		return "phase 2 shingle merge"
+	case "phase3_pair_count":
+		return "phase 3 pair counting"
+	case "supershingles":
+		return "super-shingles"
+	case "phase4_cluster":
+		return "phase 4 clustering"
+	}
+	return phase
+}
+
+// begin marks the phase started now and returns now, for elements that
+// run long before their done: defer t.done(ctx, t.begin()).
+func (t phaseTimer) begin() time.Time {
+	now := time.Now()
+	t.shown.Start(now)
+	return now
 }
 
 // done records one element's work that began at start.
 func (t phaseTimer) done(ctx context.Context, start time.Time) {
+	t.shown.Start(start)
 	end := time.Now()
 	t.busy.Inc(ctx, end.Sub(start).Milliseconds())
 	t.clock.Update(ctx, start.UnixMilli())
@@ -85,37 +119,68 @@ func (t phaseTimer) done(ctx context.Context, start time.Time) {
 // costs vanish, well under the 4 MB gRPC message limit runners impose.
 const maxBatchBytes = 1 << 20
 
+// maxBufferedBytes bounds what one batcher holds across its partitions:
+// a batcher that lives for a whole bundle (see bundleBatchers) must not
+// grow with the bundle, whatever the partition count.
+const maxBufferedBytes = 32 << 20
+
 // batcher packs records into per-partition batches and emits each batch when
-// it fills and at the end. It counts what it emits: every batch goes into a
-// shuffle, and the manifest reports elements and bytes shuffled per stream
-// (shuffled_<name>_elements, shuffled_<name>_bytes).
+// it fills and at the end, sealed (compressed, see packed.Seal): every batch
+// goes into a shuffle, whose reader opens it with eachBatch. It counts what
+// it emits, and the manifest reports elements and sealed bytes shuffled per
+// stream (shuffled_<name>_elements, shuffled_<name>_bytes).
+//
+// The number of elements a shuffle carries is what costs (microseconds and
+// a kilobyte of runner memory each), and a batcher emits at least one per
+// partition it touches. A batcher per element would emit up to
+// elements × partitions batches, which grows faster than the input when
+// the partition count grows with it; the DoFns of the big streams keep one
+// batcher per bundle instead (bind it to each element's emitter, flush in
+// FinishBundle), so the count is bundles × partitions plus one per full
+// batch, and maxBufferedBytes keeps the memory bounded.
 type batcher struct {
 	bufs            [][]byte
-	emit            func(int, []byte)
+	buffered        int
+	emitFn          func(int, []byte)
 	elements, bytes beam.Counter
 	ctx             context.Context
 }
 
 func newBatcher(ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
-	b := &batcher{bufs: make([][]byte, partitions), ctx: ctx,
+	b := &batcher{bufs: make([][]byte, partitions),
 		elements: beam.NewCounter(Namespace, "shuffled_"+name+"_elements"),
 		bytes:    beam.NewCounter(Namespace, "shuffled_"+name+"_bytes")}
-	b.emit = func(k int, v []byte) {
-		b.elements.Inc(ctx, 1)
-		b.bytes.Inc(ctx, int64(len(v)))
-		emit(k, v)
-	}
+	b.bind(ctx, emit)
 	return b
 }
 
+// bind makes the batcher emit through emit from now on: the emitter of the
+// element (or of FinishBundle) being processed.
+func (b *batcher) bind(ctx context.Context, emit func(int, []byte)) {
+	b.ctx, b.emitFn = ctx, emit
+}
+
+func (b *batcher) emit(k int, v []byte) {
+	v = packed.Seal(nil, v)
+	b.elements.Inc(b.ctx, 1)
+	b.bytes.Inc(b.ctx, int64(len(v)))
+	b.emitFn(k, v)
+}
+
 // add appends a record to partition p, emitting the batch first if the
-// record would overflow it.
+// record would overflow it, and every batch if the batcher holds too much.
 func (b *batcher) add(p int, rec interface{ Append([]byte) []byte }) {
 	before := len(b.bufs[p])
 	b.bufs[p] = rec.Append(b.bufs[p])
+	b.buffered += len(b.bufs[p]) - before
 	if len(b.bufs[p]) > maxBatchBytes && before > 0 {
 		b.emit(p, b.bufs[p][:before])
-		b.bufs[p] = append([]byte(nil), b.bufs[p][before:]...)
+		// emit sealed a copy, so the buffer is free again.
+		b.bufs[p] = append(b.bufs[p][:0], b.bufs[p][before:]...)
+		b.buffered -= before
+	}
+	if b.buffered > maxBufferedBytes {
+		b.flush()
 	}
 }
 
@@ -123,7 +188,25 @@ func (b *batcher) flush() {
 	for p, buf := range b.bufs {
 		if len(buf) > 0 {
 			b.emit(p, buf)
-			b.bufs[p] = nil
+			b.bufs[p] = nil // a bundle's batcher must not keep partitions × 1 MiB
 		}
 	}
+	b.buffered = 0
+}
+
+// eachBatch calls fn with every batch of a shuffled stream, opened (the
+// batcher and emitDocRows seal what they send through a shuffle, see
+// packed.Seal). fn must not keep b: its buffer is reused.
+func eachBatch(it func(*[]byte) bool, fn func(b []byte) error) error {
+	var sealed, buf []byte
+	for it(&sealed) {
+		var err error
+		if buf, err = packed.Open(buf[:0], sealed); err != nil {
+			return err
+		}
+		if err := fn(buf); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -45,11 +45,13 @@ func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batche
 		return fmt.Errorf("equivalence key %d out of range", key)
 	}
 	var keys []uint64
-	var b []byte
-	for batches(&b) {
+	if err := eachBatch(batches, func(b []byte) error {
 		for ; len(b) >= 8; b = b[8:] {
 			keys = append(keys, binary.LittleEndian.Uint64(b))
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	slices.Sort(keys)
 	var groups, copies int64

@@ -44,17 +44,47 @@ func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, c
 	return beam.ParDo3(s, &identicalFn{Cfg: cfg}, grouped)
 }
 
-type identicalFn struct{ Cfg Config }
+type identicalFn struct {
+	Cfg Config
+	// The batchers of the current bundle (see batcher on why per bundle).
+	postings, copies, repSketches *batcher
+}
+
+func (f *identicalFn) StartBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
+	f.postings, f.copies, f.repSketches = nil, nil, nil // a retried bundle starts afresh
+}
+
+func (f *identicalFn) FinishBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
+	if f.postings == nil {
+		return
+	}
+	f.bind(ctx, emitPostings, emitCopies, emitReps)
+	f.postings.flush()
+	f.copies.flush()
+	f.repSketches.flush()
+	f.postings, f.copies, f.repSketches = nil, nil, nil
+}
+
+func (f *identicalFn) bind(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
+	if f.postings == nil {
+		f.postings = newBatcher(ctx, "postings", f.Cfg.Partitions, emitPostings)
+		f.copies = newBatcher(ctx, "copies", 1, emitCopies)
+		f.repSketches = newBatcher(ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
+	}
+	f.postings.bind(ctx, emitPostings)
+	f.copies.bind(ctx, emitCopies)
+	f.repSketches.bind(ctx, emitReps)
+}
 
 func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte)) error {
 	defer identicalTime.done(ctx, time.Now())
 	var all []packed.Sketch
-	var b []byte
 	var err error
-	for batches(&b) {
-		if all, err = packed.AppendSketches(all, b); err != nil {
-			return err
-		}
+	if err := eachBatch(batches, func(b []byte) error {
+		all, err = packed.AppendSketches(all, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	slices.SortFunc(all, func(x, y packed.Sketch) int {
 		if x.Key != y.Key {
@@ -62,9 +92,8 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		}
 		return cmp.Compare(x.Doc, y.Doc)
 	})
-	postings := newBatcher(ctx, "postings", f.Cfg.Partitions, emitPostings)
-	copies := newBatcher(ctx, "copies", 1, emitCopies)
-	repSketches := newBatcher(ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
+	f.bind(ctx, emitPostings, emitCopies, emitReps)
+	postings, copies, repSketches := f.postings, f.copies, f.repSketches
 	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
 	var groups, skipped, reps int64
 	for i := 0; i < len(all); {
@@ -99,9 +128,6 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		}
 		i = j
 	}
-	postings.flush()
-	copies.flush()
-	repSketches.flush()
 	identicalGroups.Inc(ctx, groups)
 	identicalSkipped.Inc(ctx, skipped)
 	representatives.Inc(ctx, reps)

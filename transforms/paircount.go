@@ -38,7 +38,22 @@ func PairCount(s beam.Scope, lists beam.PCollection, cfg Config) beam.PCollectio
 	return beam.ParDo(s, &mergePairsFn{Cfg: cfg}, grouped)
 }
 
-type expandPairsFn struct{ Cfg Config }
+type expandPairsFn struct {
+	Cfg Config
+	out *batcher // the current bundle's (see batcher on why per bundle)
+}
+
+func (f *expandPairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
+	f.out = nil // a retried bundle starts afresh
+}
+
+func (f *expandPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	if f.out != nil {
+		f.out.bind(ctx, emit)
+		f.out.flush()
+		f.out = nil
+	}
+}
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
@@ -71,7 +86,11 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
 	// ranks, so its triplets travel as they are.
 	combine := f.Cfg.Sketch.Kind != sketch.Min
-	out := newBatcher(ctx, "pairs", parts, emit)
+	if f.out == nil {
+		f.out = newBatcher(ctx, "pairs", parts, emit)
+	}
+	out := f.out
+	out.bind(ctx, emit)
 	for p, pairs := range byPart {
 		if combine {
 			pairs = mergeCounts(pairs)
@@ -80,7 +99,6 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 			out.add(p, pr)
 		}
 	}
-	out.flush()
 	return nil
 }
 
@@ -115,12 +133,12 @@ type mergePairsFn struct{ Cfg Config }
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
 	var all []packed.Pair
-	var b []byte
 	var err error
-	for batches(&b) {
-		if all, err = packed.AppendPairs(all, b); err != nil {
-			return err
-		}
+	if err := eachBatch(batches, func(b []byte) error {
+		all, err = packed.AppendPairs(all, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	var out []byte
 	var n int64

@@ -42,12 +42,12 @@ type shingleMergeFn struct{ Cfg Config }
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func([]byte)) error {
 	defer phase2Time.done(ctx, time.Now())
 	var all []packed.Posting
-	var b []byte
 	var err error
-	for batches(&b) {
-		if all, err = packed.AppendPostings(all, b); err != nil {
-			return err
-		}
+	if err := eachBatch(batches, func(b []byte) error {
+		all, err = packed.AppendPostings(all, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	slices.SortFunc(all, func(x, y packed.Posting) int {
 		if x.Shingle != y.Shingle {

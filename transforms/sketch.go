@@ -3,7 +3,6 @@ package transforms
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -11,6 +10,7 @@ import (
 	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/htmltext"
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
@@ -58,27 +58,67 @@ func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, 
 
 type sketchFn struct {
 	Cfg Config
-	h   fingerprint.Hasher
+	out *sketchOut // what the current bundle has not emitted yet
 }
 
-func (f *sketchFn) Setup() { f.h = fingerprint.New(f.Cfg.Seed) }
+// sketchOut is what sketchFn gathers over a bundle: its docs rows and the
+// batchers of its sketches and equivalence keys (see batcher on why per
+// bundle, not per element).
+type sketchOut struct {
+	metas           [][]tables.Doc
+	metaBytes       int
+	sketches, equiv *batcher
+}
+
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv func(int, []byte)) {
+	f.out = nil // a retried bundle starts afresh
+}
+
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
+	out := f.out
+	f.out = nil
+	if out == nil {
+		return nil
+	}
+	return out.flush(ctx, emitMeta, emitSketch, emitEquiv)
+}
+
+// flush emits everything gathered so far.
+func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
+	o.sketches.bind(ctx, emitSketch)
+	o.sketches.flush()
+	o.equiv.bind(ctx, emitEquiv)
+	o.equiv.flush()
+	err := emitDocRows(ctx, o.metas, emitMeta)
+	clear(o.metas)
+	o.metaBytes = 0
+	return err
+}
 
 func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
-	defer phase1Time.done(ctx, time.Now())
+	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Cfg.Partitions
-	metas := make([][]tables.Doc, parts)
-	sketches := newBatcher(ctx, "sketches", parts, emitSketch)
-	equiv := newBatcher(ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
-	var nOK, nEmpty, nShort, nRejected, nShingles, nValues int64
-	var scratch sketchScratch
+	if f.out == nil {
+		f.out = &sketchOut{metas: make([][]tables.Doc, parts),
+			sketches: newBatcher(ctx, "sketches", parts, emitSketch),
+			equiv:    newBatcher(ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)}
+	}
+	out := f.out
+	out.sketches.bind(ctx, emitSketch)
+	out.equiv.bind(ctx, emitEquiv)
+	metas, sketches, equiv := out.metas, out.sketches, out.equiv
+	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
+	rs := NewRowSketcher(f.Cfg)
 	next := sp.FirstRow // the first row not yet read
 	keep := func(doc tables.Doc) {
 		p := packed.Partition(uint64(doc.DocID), parts)
 		metas[p] = append(metas[p], doc)
+		out.metaBytes += docRowBytes(&doc)
 	}
 	err := crawl.ReadSplit(ctx, sp, f.Cfg.Columns, func(row crawl.Row) error {
 		next = row.Index + 1
-		doc, rec, keys := f.sketchRow(sp, row, &scratch)
+		nBytes += int64(len(row.Content))
+		doc, rec, keys := rs.Sketch(sp, row)
 		switch doc.Status {
 		case tables.StatusOK:
 			nOK++
@@ -115,10 +155,10 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nRejected++
 		}
 	}
-	sketches.flush()
-	equiv.flush()
-	if err := emitDocRows(ctx, metas, emitMeta); err != nil {
-		return err
+	if out.metaBytes > maxBufferedBytes {
+		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv); err != nil {
+			return err
+		}
 	}
 	docsRead.Inc(ctx, sp.NumRows)
 	docsOK.Inc(ctx, nOK)
@@ -127,6 +167,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	docsRejected.Inc(ctx, nRejected)
 	shinglesSeen.Inc(ctx, nShingles)
 	sketchValues.Inc(ctx, nValues)
+	progress.AddRead(sp.NumRows, nBytes)
 	return nil
 }
 
@@ -137,16 +178,28 @@ func optional(s string) *string {
 	return &s
 }
 
-// sketchScratch holds the buffers sketchRow reuses from row to row.
-type sketchScratch struct {
-	tokens                           []string
-	shingles, values, minima, supers []uint64
+// RowSketcher is phase 1 for one row at a time, as a plain function of
+// the row and the configuration: the Sketch transform and cmd/bench's
+// plain-Go floor both call it, so they do the same work. It keeps the
+// buffers it reuses from row to row, so one RowSketcher serves one
+// goroutine.
+type RowSketcher struct {
+	cfg                                      Config
+	h                                        fingerprint.Hasher
+	hashes, shingles, values, minima, supers []uint64
 }
 
-// sketchRow is phase 1 for one row: its docs-table row and, for documents
-// that go on to the identical shortcut, their sketch record and the
-// fingerprints of the three equivalence levels.
-func (f *sketchFn) sketchRow(sp crawl.Split, row crawl.Row, sc *sketchScratch) (tables.Doc, *packed.Sketch, [3]uint64) {
+// NewRowSketcher returns a RowSketcher for cfg.
+func NewRowSketcher(cfg Config) *RowSketcher {
+	return &RowSketcher{cfg: cfg, h: fingerprint.New(cfg.Seed)}
+}
+
+// Sketch returns the row's docs-table row and, for documents that go on
+// to the identical shortcut, their sketch record and the fingerprints of
+// the three equivalence levels. The record's slices are the
+// RowSketcher's buffers: valid until the next call.
+func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packed.Sketch, [3]uint64) {
+	cfg := &rs.cfg
 	id := DocID(sp.FileIndex, row.Index)
 	doc := tables.Doc{
 		DocID:      int64(id),
@@ -156,63 +209,77 @@ func (f *sketchFn) sketchRow(sp crawl.Split, row crawl.Row, sc *sketchScratch) (
 		SourceFile: sp.Path,
 		SourceRow:  row.Index,
 	}
-	doc.ContentFingerprint = int64(f.h.String(row.Content))
-	if f.Cfg.MaxDocBytes > 0 && len(row.Content) > f.Cfg.MaxDocBytes {
+	doc.ContentFingerprint = int64(rs.h.String(row.Content))
+	if cfg.MaxDocBytes > 0 && len(row.Content) > cfg.MaxDocBytes {
 		doc.Status = tables.StatusRejected
-		doc.Reason = optional(fmt.Sprintf("%s of %d bytes exceeds --max-doc-bytes %d", f.Cfg.Columns.ContentColumn(), len(row.Content), f.Cfg.MaxDocBytes))
+		doc.Reason = optional(fmt.Sprintf("%s of %d bytes exceeds --max-doc-bytes %d", cfg.Columns.ContentColumn(), len(row.Content), cfg.MaxDocBytes))
 		return doc, nil, [3]uint64{}
 	}
 	text := row.Content
-	if f.Cfg.Columns.HTML != "" {
+	if cfg.Columns.HTML != "" {
 		text = htmltext.Extract(text)
 	}
-	sc.tokens = canon.AppendTokens(sc.tokens[:0], text)
-	doc.TokenCount = int64(len(sc.tokens))
-	doc.LexicalFingerprint = int64(f.h.Tokens(sc.tokens))
+	// The tokens are never built: their hashes are all the later steps
+	// need (the lexical fingerprint is defined on them, see
+	// fingerprint.Hasher.Tokens).
+	rs.hashes = canon.AppendHashes(rs.hashes[:0], rs.h, text)
+	doc.TokenCount = int64(len(rs.hashes))
+	doc.LexicalFingerprint = int64(rs.h.Combine(rs.hashes))
 	switch {
 	case row.Null:
-		doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+f.Cfg.Columns.ContentColumn())
+		doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+cfg.Columns.ContentColumn())
 		return doc, nil, [3]uint64{}
-	case len(sc.tokens) == 0:
+	case len(rs.hashes) == 0:
 		doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
 		return doc, nil, [3]uint64{}
-	case len(sc.tokens) < f.Cfg.ShingleWords:
+	case len(rs.hashes) < cfg.ShingleWords:
 		doc.Status = tables.StatusTooShort
-		doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(sc.tokens), f.Cfg.ShingleWords))
-		sc.values, sc.supers = sc.values[:0], sc.supers[:0]
+		doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(rs.hashes), cfg.ShingleWords))
+		rs.values, rs.supers = rs.values[:0], rs.supers[:0]
 	default:
 		doc.Status = tables.StatusOK
-		sc.shingles = shingle.Fingerprints(sc.shingles[:0], f.h, sc.tokens, f.Cfg.ShingleWords)
+		rs.shingles = shingle.FromHashes(rs.shingles[:0], rs.h, rs.hashes, cfg.ShingleWords)
 		switch {
-		case f.Cfg.SuperShingle && f.Cfg.Sketch.Kind == sketch.MinHash:
-			sc.minima = sketch.MinHashValues(sc.minima[:0], sc.shingles, f.Cfg.Sketch.N)
-			sc.values = sketch.TagMinHash(sc.values[:0], sc.minima)
-			sc.supers = supershingle.Bands(sc.supers[:0], f.h, sc.minima, f.Cfg.Bands)
-		case f.Cfg.SuperShingle:
-			sc.values = f.Cfg.Sketch.Select(sc.values[:0], sc.shingles)
-			sc.supers = supershingle.Broder(sc.supers[:0], f.h, sc.values, f.Cfg.SuperSize)
+		case cfg.SuperShingle && cfg.Sketch.Kind == sketch.MinHash:
+			rs.minima = sketch.MinHashValues(rs.minima[:0], rs.shingles, cfg.Sketch.N)
+			rs.values = sketch.TagMinHash(rs.values[:0], rs.minima)
+			rs.supers = supershingle.Bands(rs.supers[:0], rs.h, rs.minima, cfg.Bands)
+		case cfg.SuperShingle:
+			rs.values = cfg.Sketch.Select(rs.values[:0], rs.shingles)
+			rs.supers = supershingle.Broder(rs.supers[:0], rs.h, rs.values, cfg.SuperSize)
 		default:
-			sc.values = f.Cfg.Sketch.Select(sc.values[:0], sc.shingles)
-			sc.supers = sc.supers[:0]
+			rs.values = cfg.Sketch.Select(rs.values[:0], rs.shingles)
+			rs.supers = rs.supers[:0]
 		}
-		doc.ShingleCount = int64(len(sc.shingles))
-		doc.SketchSize = int32(len(sc.values))
+		doc.ShingleCount = int64(len(rs.shingles))
+		doc.SketchSize = int32(len(rs.values))
 	}
 	// Shingle equivalence falls back to the token stream for documents
 	// with an empty sketch, which are not all alike.
 	keys := [3]uint64{uint64(doc.ContentFingerprint), uint64(doc.LexicalFingerprint), uint64(doc.LexicalFingerprint)}
-	if len(sc.values) > 0 {
-		keys[2] = f.h.Combine(sc.values)
+	if len(rs.values) > 0 {
+		keys[2] = rs.h.Combine(rs.values)
 	}
-	rec := &packed.Sketch{Key: keys[equivalenceLevel(f.Cfg.Equivalence)], Doc: id, Values: sc.values}
-	if f.Cfg.SuperShingle {
-		rec.Supers = sc.supers
+	rec := &packed.Sketch{Key: keys[equivalenceLevel(cfg.Equivalence)], Doc: id, Values: rs.values}
+	if cfg.SuperShingle {
+		rec.Supers = rs.supers
 	}
 	return doc, rec, keys
 }
 
-// emitDocRows packs each doc partition's docs-table rows into one element
-// keyed by the partition.
+// docRowBytes is about what a docs row holds in memory.
+func docRowBytes(d *tables.Doc) int {
+	n := 160 + len(d.SourceFile)
+	for _, p := range []*string{d.ID, d.URL, d.Date, d.Reason} {
+		if p != nil {
+			n += len(*p)
+		}
+	}
+	return n
+}
+
+// emitDocRows packs each doc partition's docs-table rows into one sealed
+// element keyed by the partition.
 func emitDocRows(ctx context.Context, byPartition [][]tables.Doc, emit func(int, []byte)) error {
 	for p, rows := range byPartition {
 		if len(rows) == 0 {
@@ -222,6 +289,7 @@ func emitDocRows(ctx context.Context, byPartition [][]tables.Doc, emit func(int,
 		if err != nil {
 			return err
 		}
+		b = packed.Seal(nil, b)
 		emit(p, b)
 		metaElements.Inc(ctx, 1)
 		metaBytes.Inc(ctx, int64(len(b)))

@@ -46,12 +46,12 @@ type superCandidatesFn struct{ Cfg Config }
 func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	defer superTime.done(ctx, time.Now())
 	var all []packed.Posting
-	var b []byte
 	var err error
-	for batches(&b) {
-		if all, err = packed.AppendPostings(all, b); err != nil {
-			return err
-		}
+	if err := eachBatch(batches, func(b []byte) error {
+		all, err = packed.AppendPostings(all, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	slices.SortFunc(all, func(x, y packed.Posting) int {
 		return cmp.Or(cmp.Compare(x.Shingle, y.Shingle), cmp.Compare(x.Doc, y.Doc))
@@ -97,15 +97,17 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 // sketchesOf decodes a partition's representative sketches by doc.
 func sketchesOf(reps func(*[]byte) bool) (map[uint64][]uint64, error) {
 	m := map[uint64][]uint64{}
-	var b []byte
-	for reps(&b) {
+	if err := eachBatch(reps, func(b []byte) error {
 		sks, err := packed.AppendSketches(nil, b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, sk := range sks {
 			m[sk.Doc] = sk.Values
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -121,11 +123,11 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 		return err
 	}
 	var pairs []packed.Pair
-	var b []byte
-	for candidates(&b) {
-		if pairs, err = packed.AppendPairs(pairs, b); err != nil {
-			return err
-		}
+	if err := eachBatch(candidates, func(b []byte) error {
+		pairs, err = packed.AppendPairs(pairs, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	out := newBatcher(ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
 	for _, p := range mergeCounts(pairs) {
@@ -146,11 +148,11 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 		return err
 	}
 	var recs []packed.Sketch
-	var b []byte
-	for withA(&b) {
-		if recs, err = packed.AppendSketches(recs, b); err != nil {
-			return err
-		}
+	if err := eachBatch(withA, func(b []byte) error {
+		recs, err = packed.AppendSketches(recs, b)
+		return err
+	}); err != nil {
+		return err
 	}
 	slices.SortFunc(recs, func(x, y packed.Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
 	var out []byte

@@ -42,7 +42,11 @@ func pairStrings(_ int, b []byte, emit func(string)) error {
 	return err
 }
 
-func assignmentStrings(_ int, b []byte, emit func(string)) error {
+func assignmentStrings(_ int, sealed []byte, emit func(string)) error {
+	b, err := packed.Open(nil, sealed)
+	if err != nil {
+		return err
+	}
 	as, err := packed.AppendAssignments(nil, b)
 	for _, a := range as {
 		ident := "-"
@@ -65,7 +69,7 @@ func postingsOf(sketches map[uint64][]uint64, cfg Config) []keyed {
 	for _, d := range docs {
 		for r, v := range sketches[d] {
 			p := packed.Posting{Shingle: v, Doc: d, Size: uint32(len(sketches[d])), Rank: uint16(r)}
-			out = append(out, keyed{packed.Partition(v, cfg.Partitions), p.Append(nil)})
+			out = append(out, keyed{packed.Partition(v, cfg.Partitions), packed.Seal(nil, p.Append(nil))})
 		}
 	}
 	return out
@@ -159,7 +163,7 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 		{Key: 8, Doc: 40, Values: []uint64{100, 200}},
 		{Key: 9, Doc: 50, Values: []uint64{300}},
 	} {
-		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), sk.Append(nil)})
+		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), packed.Seal(nil, sk.Append(nil))})
 	}
 	postings, copies, _ := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:

@@ -25,6 +25,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/pipelines"
@@ -57,6 +58,7 @@ var (
 	maxDocBytes    = flag.Int("max-doc-bytes", 4<<20, "documents (text or HTML) longer than this many bytes are rejected, with a reason in the docs table (0: no limit)")
 	onBadFile      = flag.String("on-bad-file", "fail", "an unreadable input file or row group: fail (stop, naming the file and why) or skip (go on; its rows that can be named are rejected docs rows, and the manifest lists it)")
 	overwrite      = flag.Bool("overwrite", false, "write into an --output folder that holds files other than a neardup output")
+	progressFlag   = flag.String("progress", progress.Auto, "progress on stderr while the job runs in this process: auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line even when stderr is not a terminal), never")
 )
 
 // ownFlags are neardup's flags, as opposed to Beam's.
@@ -71,7 +73,7 @@ func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
 		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n\nneardup flags:\n")
-		for _, name := range append(ownFlags, "from") {
+		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
 		}
@@ -185,7 +187,20 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 	if err != nil {
 		return opt, err
 	}
-	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite}, nil
+	mode, err := progressMode()
+	if err != nil {
+		return opt, err
+	}
+	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite, Progress: mode}, nil
+}
+
+// progressMode is --progress for stderr.
+func progressMode() (progress.Mode, error) {
+	m, err := progress.ParseMode(*progressFlag, os.Stderr)
+	if err != nil {
+		return m, usage("--progress %v", err)
+	}
+	return m, nil
 }
 
 func options() (pipelines.Options, error) {
@@ -254,6 +269,10 @@ func options() (pipelines.Options, error) {
 	if *maxDocBytes < 0 {
 		return opt, usage("--max-doc-bytes must be 0 (no limit) or more")
 	}
+	mode, err := progressMode()
+	if err != nil {
+		return opt, err
+	}
 	// The manifest records every neardup flag, and Beam's only where set.
 	for _, name := range ownFlags {
 		flags[name] = flag.Lookup(name).Value.String()
@@ -263,6 +282,7 @@ func options() (pipelines.Options, error) {
 		Output:    *outputDir,
 		Flags:     flags,
 		Overwrite: *overwrite,
+		Progress:  mode,
 		Config: transforms.Config{
 			Columns: crawl.Columns{
 				Text: *textColumn, HTML: *htmlColumn, URL: *urlColumn, ID: *idColumn, Date: *dateColumn,
