@@ -1,8 +1,8 @@
 package main
 
 // The floor: the same job as the pipeline in one plain Go process, no Beam.
-// It reads the same Parquet row groups with io/crawl, sketches with the same
-// packages, takes the same identical shortcut, builds the shingle lists and
+// It reads the same Parquet row groups with io/crawl, sketches every row
+// with the pipeline's own transforms.RowSketcher (one per worker), takes the same identical shortcut, builds the shingle lists and
 // counts pairs by sorting, links with the same policy, clusters with the
 // same union-find and writes the same tables with io/tables. What the
 // pipeline costs beyond it is the price of Beam and Prism.
@@ -21,16 +21,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/clusters"
 	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/htmltext"
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -63,6 +60,13 @@ func defaultConfig() transforms.Config {
 		Seed:           fingerprint.DefaultSeed,
 		MaxDocBytes:    4 << 20,
 	}
+}
+
+// columnConfig is cmd/runner's defaults with the given content columns.
+func columnConfig(text, html string) transforms.Config {
+	cfg := defaultConfig()
+	cfg.Columns.Text, cfg.Columns.HTML = text, html
+	return cfg
 }
 
 // sketchRec is one document's entry to the identical shortcut.
@@ -146,65 +150,40 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 		stats [6]int64 // ok, empty, too short, shingles, sketch values, rejected
 	}
 	outs := make([]splitOut, len(splits))
-	level := slices.Index(transforms.Equivalences, cfg.Equivalence)
-	err = parallel(workers, len(splits), func(_, i int) error {
+	// One RowSketcher per worker: the per-row work is the pipeline's own
+	// (transforms.RowSketcher, which the Sketch transform calls).
+	sketchers := make([]*transforms.RowSketcher, workers)
+	for w := range sketchers {
+		sketchers[w] = transforms.NewRowSketcher(cfg)
+	}
+	err = parallel(workers, len(splits), func(w, i int) error {
 		sp := splits[i]
-		h := fingerprint.New(cfg.Seed)
-		var tokens []string
-		var shingles, values, arena []uint64
+		rs := sketchers[w]
+		var arena []uint64
 		type span struct{ off, n int }
 		var spans []span
 		o := &outs[i]
+		o.docs = make([]tables.Doc, 0, sp.NumRows)
 		err := crawl.ReadSplit(ctx, sp, cfg.Columns, func(row crawl.Row) error {
-			id := transforms.DocID(sp.FileIndex, row.Index)
-			doc := tables.Doc{DocID: int64(id), ID: optional(row.ID), URL: optional(row.URL), Date: optional(row.Date),
-				SourceFile: sp.Path, SourceRow: row.Index}
 			o.text += int64(len(row.Content))
-			doc.ContentFingerprint = int64(h.String(row.Content))
-			if cfg.MaxDocBytes > 0 && len(row.Content) > cfg.MaxDocBytes {
-				doc.Status = tables.StatusRejected
-				doc.Reason = optional(fmt.Sprintf("%s of %d bytes exceeds --max-doc-bytes %d", cfg.Columns.ContentColumn(), len(row.Content), cfg.MaxDocBytes))
-				o.stats[5]++
-				o.docs = append(o.docs, doc)
-				return nil
-			}
-			text := row.Content
-			if cfg.Columns.HTML != "" {
-				text = htmltext.Extract(text)
-			}
-			tokens = canon.AppendTokens(tokens[:0], text)
-			doc.TokenCount = int64(len(tokens))
-			doc.LexicalFingerprint = int64(h.Tokens(tokens))
-			values = values[:0]
-			switch {
-			case row.Null:
-				doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+cfg.Columns.ContentColumn())
-				o.stats[1]++
-			case len(tokens) == 0:
-				doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
-				o.stats[1]++
-			case len(tokens) < cfg.ShingleWords:
-				doc.Status = tables.StatusTooShort
-				doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(tokens), cfg.ShingleWords))
-				o.stats[2]++
-			default:
-				doc.Status = tables.StatusOK
+			doc, rec, _ := rs.Sketch(sp, row)
+			switch doc.Status {
+			case tables.StatusOK:
 				o.stats[0]++
-				shingles = shingle.Fingerprints(shingles[:0], h, tokens, cfg.ShingleWords)
-				values = cfg.Sketch.Select(values[:0], shingles)
-				doc.ShingleCount = int64(len(shingles))
-				doc.SketchSize = int32(len(values))
-				o.stats[3] += int64(len(shingles))
-				o.stats[4] += int64(len(values))
+				o.stats[3] += doc.ShingleCount
+				o.stats[4] += int64(doc.SketchSize)
+			case tables.StatusEmpty:
+				o.stats[1]++
+			case tables.StatusTooShort:
+				o.stats[2]++
+			case tables.StatusRejected:
+				o.stats[5]++
 			}
-			if doc.Status == tables.StatusOK || doc.Status == tables.StatusTooShort {
-				keys := [3]uint64{uint64(doc.ContentFingerprint), uint64(doc.LexicalFingerprint), uint64(doc.LexicalFingerprint)}
-				if doc.Status == tables.StatusOK && len(values) > 0 {
-					keys[2] = h.Combine(values)
-				}
-				o.recs = append(o.recs, sketchRec{key: keys[max(level, 0)], doc: id})
-				spans = append(spans, span{len(arena), len(values)})
-				arena = append(arena, values...)
+			if rec != nil {
+				// rec.Values is the RowSketcher's buffer: copy it.
+				o.recs = append(o.recs, sketchRec{key: rec.Key, doc: rec.Doc})
+				spans = append(spans, span{len(arena), len(rec.Values)})
+				arena = append(arena, rec.Values...)
 			}
 			o.docs = append(o.docs, doc)
 			return nil
@@ -234,39 +213,94 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	}
 	phase("sketch")
 
-	// The identical shortcut: sort by identity key, keep the lowest doc.
+	// The identical shortcut: records bucketed by the top bits of their
+	// identity key, each bucket sorted by (key, doc) in parallel; the
+	// lowest doc of a key is its representative, the others are copies.
+	// The records of the splits, concatenated, are in doc order (splits
+	// come in file and row-group order), so the representatives are
+	// gathered in doc order by marking the copies.
 	recs := make([]sketchRec, 0, nrecs)
 	for i := range outs {
 		recs = append(recs, outs[i].recs...)
 		outs[i].recs = nil
 	}
-	slices.SortFunc(recs, func(x, y sketchRec) int {
-		if x.key != y.key {
-			return cmp.Compare(x.key, y.key)
-		}
-		return cmp.Compare(x.doc, y.doc)
-	})
-	var reps []sketchRec
-	var copies []packed.Edge
-	var groups int64
-	for i := 0; i < len(recs); {
-		j := i + 1
-		for j < len(recs) && recs[j].key == recs[i].key {
-			j++
-		}
-		reps = append(reps, recs[i])
-		if j-i > 1 {
-			groups++
-			for _, c := range recs[i+1 : j] {
-				copies = append(copies, packed.Edge{A: recs[i].doc, B: c.doc, Resemblance: 1, Copy: true})
-			}
-		}
-		i = j
+	byDoc := func(x, y sketchRec) int { return cmp.Compare(x.doc, y.doc) }
+	if !slices.IsSortedFunc(recs, byDoc) {
+		slices.SortFunc(recs, byDoc)
 	}
-	recs = nil
+	const identBits = 8
+	type keyed struct {
+		key, doc uint64
+		idx      uint32 // in recs
+	}
+	identChunk := (len(recs) + workers - 1) / max(workers, 1)
+	identParts := make([][1 << identBits][]keyed, workers)
+	err = parallel(workers, workers, func(_, w int) error {
+		lo, hi := min(w*identChunk, len(recs)), min((w+1)*identChunk, len(recs))
+		for k := lo; k < hi; k++ {
+			r := &recs[k]
+			b := fingerprint.Mix(r.key) >> (64 - identBits)
+			identParts[w][b] = append(identParts[w][b], keyed{r.key, r.doc, uint32(k)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	isCopy := make([]bool, len(recs))
+	copyParts := make([][]packed.Edge, 1<<identBits)
+	var groups atomic.Int64
+	err = parallel(workers, 1<<identBits, func(_, b int) error {
+		var n int
+		for w := range identParts {
+			n += len(identParts[w][b])
+		}
+		all := make([]keyed, 0, n)
+		for w := range identParts {
+			all = append(all, identParts[w][b]...)
+			identParts[w][b] = nil
+		}
+		slices.SortFunc(all, func(x, y keyed) int {
+			if x.key != y.key {
+				return cmp.Compare(x.key, y.key)
+			}
+			return cmp.Compare(x.doc, y.doc)
+		})
+		var ng int64
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j].key == all[i].key {
+				j++
+			}
+			if j-i > 1 {
+				ng++
+				for _, c := range all[i+1 : j] {
+					isCopy[c.idx] = true
+					copyParts[b] = append(copyParts[b], packed.Edge{A: all[i].doc, B: c.doc, Resemblance: 1, Copy: true})
+				}
+			}
+			i = j
+		}
+		groups.Add(ng)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	identParts = nil
+	var copies []packed.Edge
+	for _, c := range copyParts {
+		copies = append(copies, c...)
+	}
 	// Dense indices in doc order, so that a < b as doc IDs too.
-	slices.SortFunc(reps, func(x, y sketchRec) int { return cmp.Compare(x.doc, y.doc) })
-	count("identical_groups", groups)
+	reps := make([]sketchRec, 0, len(recs)-len(copies))
+	for k := range recs {
+		if !isCopy[k] {
+			reps = append(reps, recs[k])
+		}
+	}
+	recs, isCopy = nil, nil
+	count("identical_groups", groups.Load())
 	count("identical_skipped", int64(len(copies)))
 	count("representatives", int64(len(reps)))
 	phase("ident")

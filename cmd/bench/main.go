@@ -1,27 +1,47 @@
 // Command bench measures neardup end to end: it generates synthetic crawls
-// with a fixed mix of duplicates (gen.go), runs cmd/runner on each in a
+// with a fixed mix of duplicates (gen.go) and takes the real corpora in
+// ../shared/data when they are there, runs cmd/runner on each in a
 // subprocess (Beam on the embedded Prism runner) and a plain-Go reference
 // that does the same work in one process (floor.go), and prints a markdown
 // table of time, throughput, CPU time, time per phase, peak memory and
 // shuffle volume, then how the pipeline compares with the floor and how
 // time grows with the input. BENCHMARKS.md holds a run and what it means.
 //
-//	go run ./cmd/bench                       # 10k and 100k documents
+//	go run ./cmd/bench                       # 10k and 100k documents, and the real corpora
 //	go run ./cmd/bench --sizes 10000,100000,1000000 --out /tmp/neardup-crawls --repeat 2
+//	go run ./cmd/bench --sizes 10000 --text unicode --corpora deb-copyright,multilingual-docs
+//	go run ./cmd/bench --sizes none          # the real corpora only
 //
-// Run it from the module root: it builds ./cmd/runner. Flags: --sizes,
-// --out (crawls, reused when already generated; default a temporary
-// folder), --floor (run the reference, default true), --keep (keep the
-// temporary folder), --seed, --repeat (keep the fastest of N runs),
-// --profile DIR (CPU profiles of extra, unmeasured runs). A size of a
-// million or more runs only if the size before it, scaled to 100,000
-// documents, took under two minutes and the crawl fits on disk and in memory.
+// Run it from the module root: it builds ./cmd/runner. Flags:
 //
-// Hidden subcommands, used by the bench itself and for profiling:
+//   - --sizes: comma-separated document counts of the synthetic crawls;
+//     "none" or "" for none.
+//   - --text ascii|unicode: the synthetic crawls' text. ascii (default):
+//     pseudo-words in plain ASCII. unicode: what real pages carry, curly
+//     quotes and apostrophes, dashes, no-break spaces, accented Latin
+//     words, whole pages in Cyrillic, CJK and other scripts (gen.go), with
+//     the same mix of duplicates.
+//   - --corpora auto|none|NAME,...: the real corpora (Parquet tables in
+//     ../shared/data relative to the module root, see corpusList); auto
+//     (default) takes every one that is there, and says so in one line when
+//     the folder is absent. A corpus's documents are its rows and its text
+//     MB the bytes of the text (or HTML) column the runs read.
+//   - --out (crawls, reused when already generated; default a temporary
+//     folder), --floor (run the reference, default true), --keep (keep the
+//     temporary folder), --seed, --repeat (keep the fastest of N runs),
+//     --profile DIR (CPU profiles of extra, unmeasured runs).
 //
-//	bench floor --input GLOB --output DIR [--cpuprofile FILE]
-//	bench pipeline --input GLOB --output DIR [--cpuprofile FILE]   (pipelines.Run in-process)
-//	bench gen --docs N --out DIR [--seed S] [--cpuprofile FILE]
+// A synthetic size of a million or more runs only if the size before it,
+// scaled to 100,000 documents, took under two minutes and the crawl fits
+// on disk and in memory.
+//
+// Hidden subcommands, used by the bench itself and for profiling (the
+// column flags default to cmd/runner's):
+//
+//	bench floor --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]
+//	bench pipeline --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]   (pipelines.Run in-process)
+//	bench gen --docs N --out DIR [--seed S] [--text ascii|unicode] [--cpuprofile FILE]
+//	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
 package main
 
 import (
@@ -57,6 +77,8 @@ func main() {
 			exit(pipelineMain(os.Args[2:]))
 		case "gen":
 			exit(genMain(os.Args[2:]))
+		case "inputtext":
+			exit(inputTextMain(os.Args[2:]))
 		}
 	}
 	exit(benchMain(os.Args[1:]))
@@ -93,12 +115,14 @@ func floorMain(args []string) error {
 	input := fs.String("input", "", "input glob")
 	out := fs.String("output", "", "output folder")
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
+	textCol := fs.String("text-column", "text", "column with the document text")
+	htmlCol := fs.String("html-column", "", "column with raw HTML, used instead of --text-column")
 	fs.Parse(args)
 	if *input == "" || *out == "" {
 		return errors.New("floor needs --input and --output")
 	}
 	return profiled(*prof, func() error {
-		res, err := runFloor(context.Background(), *input, *out, defaultConfig(), 0)
+		res, err := runFloor(context.Background(), *input, *out, columnConfig(*textCol, *htmlCol), 0)
 		if err == nil {
 			fmt.Printf("floor: %d docs, %d clusters, %d links, %.1fs\n", res.Counts["docs"], res.Counts["clusters"], res.Counts["links"], res.WallSeconds)
 		}
@@ -113,6 +137,8 @@ func pipelineMain(args []string) error {
 	input := fs.String("input", "", "input glob")
 	out := fs.String("output", "", "output folder")
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
+	textCol := fs.String("text-column", "text", "column with the document text")
+	htmlCol := fs.String("html-column", "", "column with raw HTML, used instead of --text-column")
 	fs.Parse(args)
 	if err := flag.CommandLine.Parse(fs.Args()); err != nil {
 		return err
@@ -122,7 +148,7 @@ func pipelineMain(args []string) error {
 		return errors.New("pipeline needs --input and --output")
 	}
 	return profiled(*prof, func() error {
-		m, err := pipelines.Run(context.Background(), pipelines.Options{Input: *input, Output: *out, Config: defaultConfig(), Flags: map[string]string{}})
+		m, err := pipelines.Run(context.Background(), pipelines.Options{Input: *input, Output: *out, Config: columnConfig(*textCol, *htmlCol), Flags: map[string]string{}})
 		if err == nil {
 			fmt.Printf("pipeline: %d docs, %d clusters, %d links, %.1fs\n", m.Counts["docs"], m.Counts["clusters"], m.Counts["links"], m.WallSeconds)
 		}
@@ -135,13 +161,17 @@ func genMain(args []string) error {
 	n := fs.Int("docs", 10000, "documents")
 	out := fs.String("out", "", "root folder of generated crawls")
 	seed := fs.Uint64("seed", 1, "generator seed")
+	text := fs.String("text", textASCII, "the pages' text: ascii or unicode")
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
 	fs.Parse(args)
 	if *out == "" {
 		return errors.New("gen needs --out")
 	}
+	if err := checkTextMode(*text); err != nil {
+		return err
+	}
 	return profiled(*prof, func() error {
-		info, dir, err := ensureCrawl(*out, genConfig{Docs: *n, Seed: *seed})
+		info, dir, err := ensureCrawl(*out, genConfig{Docs: *n, Seed: *seed, Text: *text})
 		if err == nil {
 			fmt.Println(describeCrawl(info, dir))
 		}
@@ -156,12 +186,83 @@ func describeCrawl(info crawlInfo, dir string) string {
 	if info.Reused {
 		how = "reused"
 	}
-	return fmt.Sprintf("crawl %d docs: %.1f MB of text, %d files, %.1f MB of Parquet in %s, %s; kinds %v",
-		info.Docs, mb, len(info.Files), float64(info.FileBytes)/1e6, dir, how, info.Kinds)
+	return fmt.Sprintf("crawl %d docs (%s text): %.1f MB of text, %d files, %.1f MB of Parquet in %s, %s; kinds %v",
+		info.Docs, info.textMode(), mb, len(info.Files), float64(info.FileBytes)/1e6, dir, how, info.Kinds)
+}
+
+// The bench does its own heavy work (generating crawls, reading corpora)
+// in subprocesses too. Linux charges a child's ru_maxrss with the peak RSS
+// of the process that spawned it (Go starts children with CLONE_VM, and
+// exec records the shared address space's high-water mark), so a bench
+// process that had grown would inflate every measured run's peak RSS.
+
+// ensureCrawlIn is ensureCrawl in a subprocess (this binary's gen
+// subcommand); it reads the crawl's description from its crawl.json.
+func ensureCrawlIn(self, root string, cfg genConfig, tmp string) (crawlInfo, string, error) {
+	dir := crawlDir(root, cfg.Docs, cfg.Seed, cfg.Text)
+	logPath := filepath.Join(tmp, fmt.Sprintf("gen-%d-%s.log", cfg.Docs, textMode(cfg.Text)))
+	if _, err := measure(self, []string{"gen", "--docs", strconv.Itoa(cfg.Docs), "--out", root, "--seed", strconv.FormatUint(cfg.Seed, 10),
+		"--text", textMode(cfg.Text)}, logPath); err != nil {
+		return crawlInfo{}, "", err
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		return crawlInfo{}, "", err
+	}
+	fmt.Fprint(os.Stderr, "bench: ", string(b))
+	if b, err = os.ReadFile(filepath.Join(dir, infoFile)); err != nil {
+		return crawlInfo{}, "", err
+	}
+	var info crawlInfo
+	if err := json.Unmarshal(b, &info); err != nil {
+		return crawlInfo{}, "", fmt.Errorf("%s: %w", filepath.Join(dir, infoFile), err)
+	}
+	return info, dir, nil
+}
+
+// inputTextIn is inputText over a corpus in a subprocess (this binary's
+// inputtext subcommand).
+func inputTextIn(self string, c corpus, tmp string) (rows, bytes int64, err error) {
+	logPath := filepath.Join(tmp, "inputtext-"+c.name+".log")
+	args := []string{"inputtext", "--input", c.path}
+	if c.html != "" {
+		args = append(args, "--html-column", c.html)
+	}
+	if _, err := measure(self, args, logPath); err != nil {
+		return 0, 0, err
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := fmt.Sscan(string(b), &rows, &bytes); err != nil {
+		return 0, 0, fmt.Errorf("inputtext %s: %q: %w", c.path, b, err)
+	}
+	return rows, bytes, nil
+}
+
+// inputTextMain prints the rows of the input and the bytes of their text
+// (or HTML) column: "ROWS BYTES".
+func inputTextMain(args []string) error {
+	fs := flag.NewFlagSet("inputtext", flag.ExitOnError)
+	input := fs.String("input", "", "input glob")
+	textCol := fs.String("text-column", "text", "column with the document text")
+	htmlCol := fs.String("html-column", "", "column with raw HTML, used instead of --text-column")
+	fs.Parse(args)
+	if *input == "" {
+		return errors.New("inputtext needs --input")
+	}
+	rows, bytes, err := inputText(context.Background(), *input, columnConfig(*textCol, *htmlCol).Columns)
+	if err == nil {
+		fmt.Println(rows, bytes)
+	}
+	return err
 }
 
 // run is one measured run.
 type run struct {
+	crawl      string // the crawl's label: synthetic-ascii, synthetic-unicode or a corpus's name
+	synthetic  bool
 	docs       int
 	textMB     float64
 	runner     string
@@ -174,6 +275,7 @@ type run struct {
 	links      int64
 	outBytes   int64
 	ufBytesPer float64
+	textBytes  int64 // the floor's: text bytes it read
 }
 
 const (
@@ -183,7 +285,9 @@ const (
 
 func benchMain(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
-	sizesFlag := fs.String("sizes", "10000,100000", "comma-separated document counts (1000000 allowed)")
+	sizesFlag := fs.String("sizes", "10000,100000", "comma-separated document counts of the synthetic crawls (1000000 allowed); none or '' for none")
+	textFlag := fs.String("text", textASCII, "the synthetic crawls' text: ascii (pseudo-words in ASCII) or unicode (what real pages carry: typographic punctuation, accents, Cyrillic, CJK and other scripts)")
+	corporaFlag := fs.String("corpora", "auto", "real corpora from ../shared/data: auto (every one there), none, or comma-separated names ("+strings.Join(corpusNames(), ", ")+")")
 	outFlag := fs.String("out", "", "folder for the generated crawls, reused across runs (default: a temporary folder)")
 	floor := fs.Bool("floor", true, "also run the plain-Go reference")
 	keep := fs.Bool("keep", false, "keep the temporary folder (runner binary, outputs, logs, and crawls without --out)")
@@ -191,9 +295,15 @@ func benchMain(args []string) error {
 	repeat := fs.Int("repeat", 1, "run the pipeline and the floor this many times per size and keep the fastest run")
 	profDir := fs.String("profile", "", "also write CPU profiles of the floor and of the in-process pipeline for every size into this folder (extra, unmeasured runs)")
 	fs.Parse(args)
+	if err := checkTextMode(*textFlag); err != nil {
+		return fmt.Errorf("--text: %w", err)
+	}
 	var sizes []int
 	for _, s := range strings.Split(*sizesFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if s = strings.TrimSpace(s); s == "" || s == "none" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000000 {
 			return fmt.Errorf("--sizes: %q is not a document count in 1..1000000", s)
 		}
@@ -222,6 +332,16 @@ func benchMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	corpora, corporaNote, err := findCorpora(root, *corporaFlag)
+	if err != nil {
+		return fmt.Errorf("--corpora: %w", err)
+	}
+	if corporaNote != "" {
+		fmt.Fprintln(os.Stderr, "bench:", corporaNote)
+	}
+	if len(sizes) == 0 && len(corpora) == 0 {
+		return errors.New("nothing to run: no --sizes and no corpora")
+	}
 	runnerBin := filepath.Join(tmp, "runner")
 	fmt.Fprintln(os.Stderr, "bench: building ./cmd/runner")
 	build := exec.Command("go", "build", "-o", runnerBin, "./cmd/runner")
@@ -236,6 +356,56 @@ func benchMain(args []string) error {
 
 	var runs []run
 	var warnings, skipped []string
+	if corporaNote != "" {
+		skipped = append(skipped, corporaNote)
+	}
+	// measureTarget runs the pipeline and the floor on t, and CPU
+	// profiles with --profile; it returns the pipeline's run and the first
+	// pass's seconds, and adds the runs and any warning.
+	measureTarget := func(t target) (br run, seconds float64, rss float64, err error) {
+		br, first, err := bestOf(*repeat, func(i int) (run, error) { return t.pipeline(runnerBin, i) })
+		if err != nil {
+			return br, 0, 0, err
+		}
+		runs = append(runs, br)
+		seconds, rss = first, br.rssMB
+		if *floor {
+			fl, first, err := bestOf(*repeat, func(i int) (run, error) { return t.floor(self, i) })
+			if err != nil {
+				return br, 0, 0, err
+			}
+			runs = append(runs, fl)
+			seconds += first
+			rss = max(rss, fl.rssMB)
+			if fl.clusters != br.clusters || fl.links != br.links {
+				w := fmt.Sprintf("WARNING: %s: the floor found %d clusters and %d linked pairs, the pipeline %d and %d: they did not do the same work",
+					t.label(), fl.clusters, fl.links, br.clusters, br.links)
+				fmt.Fprintln(os.Stderr, "bench:", w)
+				warnings = append(warnings, w)
+			}
+			if fl.textBytes != t.textBytes {
+				w := fmt.Sprintf("WARNING: %s: the floor read %d bytes of text, the bench measured %d", t.label(), fl.textBytes, t.textBytes)
+				fmt.Fprintln(os.Stderr, "bench:", w)
+				warnings = append(warnings, w)
+			}
+		}
+		if *profDir != "" {
+			fmt.Fprintf(os.Stderr, "bench: %s: profiling\n", t.label())
+			for _, sub := range []string{"floor", "pipeline"} {
+				prof := filepath.Join(*profDir, fmt.Sprintf("%s-%s.pprof", sub, t.key))
+				out := filepath.Join(tmp, fmt.Sprintf("out-%s-%s-profile", t.key, sub))
+				args := append([]string{sub, "--input", t.glob, "--output", out, "--cpuprofile", prof}, t.columnArgs()...)
+				if _, err := measure(self, args, filepath.Join(tmp, fmt.Sprintf("%s-%s-profile.log", sub, t.key))); err != nil {
+					return br, 0, 0, err
+				}
+				os.RemoveAll(out)
+				fmt.Fprintf(os.Stderr, "bench: wrote %s (go tool pprof -top %s)\n", prof, prof)
+			}
+		}
+		return br, seconds, rss, nil
+	}
+
+	synth := "synthetic-" + *textFlag
 	var prev *sizeCost
 	for _, n := range sizes {
 		if prev != nil && n >= 1000000 {
@@ -247,50 +417,32 @@ func benchMain(args []string) error {
 			}
 		}
 		cost := &sizeCost{docs: n}
-		info, dir, err := ensureCrawl(crawls, genConfig{Docs: n, Seed: *seed})
+		info, dir, err := ensureCrawlIn(self, crawls, genConfig{Docs: n, Seed: *seed, Text: *textFlag}, tmp)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(os.Stderr, "bench:", describeCrawl(info, dir))
 		cost.fileBytes, cost.seconds = info.FileBytes, info.GenSeconds
-		sz := size{docs: n, textMB: float64(info.TextBytes) / 1e6, glob: crawlGlob(dir), tmp: tmp}
-
-		br, first, err := bestOf(*repeat, func(i int) (run, error) { return sz.pipeline(runnerBin, i) })
+		t := target{crawl: synth, synthetic: true, key: fmt.Sprintf("%s-%d", synth, n), docs: n,
+			textBytes: info.TextBytes, glob: crawlGlob(dir), tmp: tmp}
+		br, seconds, rss, err := measureTarget(t)
 		if err != nil {
 			return err
 		}
-		runs = append(runs, br)
-		cost.rssMB, cost.outBytes = br.rssMB, br.outBytes
-		cost.seconds += first
-		if *floor {
-			fl, first, err := bestOf(*repeat, func(i int) (run, error) { return sz.floor(self, i) })
-			if err != nil {
-				return err
-			}
-			runs = append(runs, fl)
-			cost.seconds += first
-			cost.rssMB = max(cost.rssMB, fl.rssMB)
-			if fl.clusters != br.clusters || fl.links != br.links {
-				w := fmt.Sprintf("WARNING: %s docs: the floor found %d clusters and %d linked pairs, the pipeline %d and %d: they did not do the same work",
-					group(int64(n)), fl.clusters, fl.links, br.clusters, br.links)
-				fmt.Fprintln(os.Stderr, "bench:", w)
-				warnings = append(warnings, w)
-			}
-		}
-		if *profDir != "" {
-			fmt.Fprintf(os.Stderr, "bench: %d docs: profiling\n", n)
-			for _, sub := range []string{"floor", "pipeline"} {
-				prof := filepath.Join(*profDir, fmt.Sprintf("%s-%d.pprof", sub, n))
-				out := filepath.Join(tmp, fmt.Sprintf("out-%d-%s-profile", n, sub))
-				if _, err := measure(self, []string{sub, "--input", sz.glob, "--output", out, "--cpuprofile", prof},
-					filepath.Join(tmp, fmt.Sprintf("%s-%d-profile.log", sub, n))); err != nil {
-					return err
-				}
-				os.RemoveAll(out)
-				fmt.Fprintf(os.Stderr, "bench: wrote %s (go tool pprof -top %s)\n", prof, prof)
-			}
-		}
+		cost.seconds += seconds
+		cost.rssMB, cost.outBytes = rss, br.outBytes
 		prev = cost
+	}
+	for _, c := range corpora {
+		docs, text, err := inputTextIn(self, c, tmp)
+		if err != nil {
+			return fmt.Errorf("corpus %s: %w", c.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "bench: corpus %s: %d rows, %.1f MB of %s in %.1f MB of Parquet\n",
+			c.name, docs, float64(text)/1e6, c.columns().ContentColumn(), float64(fileSize(c.path))/1e6)
+		t := target{crawl: c.name, key: c.name, docs: int(docs), textBytes: text, glob: c.path, tmp: tmp, html: c.html}
+		if _, _, _, err := measureTarget(t); err != nil {
+			return err
+		}
 	}
 
 	fmt.Println(tableHeader)
@@ -307,12 +459,34 @@ func benchMain(args []string) error {
 	return nil
 }
 
-// size is one crawl being measured.
-type size struct {
-	docs   int
-	textMB float64
-	glob   string
-	tmp    string
+// target is one crawl being measured: a synthetic size or a real corpus.
+type target struct {
+	crawl     string // label in the table
+	synthetic bool
+	key       string // in file names
+	docs      int
+	textBytes int64 // of the text (or HTML) column, as the runs read it
+	glob      string
+	tmp       string
+	html      string // the HTML column, if the content is HTML
+}
+
+func (t target) label() string {
+	if t.synthetic {
+		return fmt.Sprintf("%s %s docs", t.crawl, group(int64(t.docs)))
+	}
+	return fmt.Sprintf("%s (%s docs)", t.crawl, group(int64(t.docs)))
+}
+
+func (t target) textMB() float64 { return float64(t.textBytes) / 1e6 }
+
+// columnArgs are the runner's (and the bench subcommands') column flags
+// for the target.
+func (t target) columnArgs() []string {
+	if t.html != "" {
+		return []string{"--html-column", t.html}
+	}
+	return nil
 }
 
 // sizeCost is what measuring one size cost, to judge the next.
@@ -343,12 +517,14 @@ func bestOf(n int, fn func(i int) (run, error)) (best run, first float64, err er
 	return best, first, nil
 }
 
-// pipeline runs cmd/runner with its default flags on the crawl.
-func (sz size) pipeline(runnerBin string, i int) (run, error) {
-	out := filepath.Join(sz.tmp, fmt.Sprintf("out-%d-beam", sz.docs))
+// pipeline runs cmd/runner with its default flags (and the target's
+// column flags) on the crawl.
+func (t target) pipeline(runnerBin string, i int) (run, error) {
+	out := filepath.Join(t.tmp, fmt.Sprintf("out-%s-beam", t.key))
 	defer os.RemoveAll(out)
-	fmt.Fprintf(os.Stderr, "bench: %d docs: running the pipeline\n", sz.docs)
-	u, err := measure(runnerBin, []string{"--input", sz.glob, "--output", out}, filepath.Join(sz.tmp, fmt.Sprintf("runner-%d-%d.log", sz.docs, i)))
+	fmt.Fprintf(os.Stderr, "bench: %s: running the pipeline\n", t.label())
+	args := append([]string{"--input", t.glob, "--output", out}, t.columnArgs()...)
+	u, err := measure(runnerBin, args, filepath.Join(t.tmp, fmt.Sprintf("runner-%s-%d.log", t.key, i)))
 	if err != nil {
 		return run{}, err
 	}
@@ -356,18 +532,22 @@ func (sz size) pipeline(runnerBin string, i int) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	fmt.Fprintf(os.Stderr, "bench: %d docs: pipeline %.1fs (%.1f CPU s), peak RSS %.0f MB\n", sz.docs, u.wall, u.cpu, u.rssMB)
-	return run{docs: sz.docs, textMB: sz.textMB, runner: runnerBeam, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
+	fmt.Fprintf(os.Stderr, "bench: %s: pipeline %.1fs (%.1f CPU s), peak RSS %.0f MB\n", t.label(), u.wall, u.cpu, u.rssMB)
+	if m.Counts["docs"] != int64(t.docs) {
+		return run{}, fmt.Errorf("%s: the pipeline read %d docs, the input has %d", t.label(), m.Counts["docs"], t.docs)
+	}
+	return run{crawl: t.crawl, synthetic: t.synthetic, docs: t.docs, textMB: t.textMB(), runner: runnerBeam, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
 		phases: pipelinePhases(m), shuffled: shuffled(m.Counts),
 		clusters: m.Counts["clusters"], links: m.Counts["links"], outBytes: dirBytes(out)}, nil
 }
 
 // floor runs the plain-Go reference, this binary's floor subcommand.
-func (sz size) floor(self string, i int) (run, error) {
-	out := filepath.Join(sz.tmp, fmt.Sprintf("out-%d-floor", sz.docs))
+func (t target) floor(self string, i int) (run, error) {
+	out := filepath.Join(t.tmp, fmt.Sprintf("out-%s-floor", t.key))
 	defer os.RemoveAll(out)
-	fmt.Fprintf(os.Stderr, "bench: %d docs: running the floor\n", sz.docs)
-	u, err := measure(self, []string{"floor", "--input", sz.glob, "--output", out}, filepath.Join(sz.tmp, fmt.Sprintf("floor-%d-%d.log", sz.docs, i)))
+	fmt.Fprintf(os.Stderr, "bench: %s: running the floor\n", t.label())
+	args := append([]string{"floor", "--input", t.glob, "--output", out}, t.columnArgs()...)
+	u, err := measure(self, args, filepath.Join(t.tmp, fmt.Sprintf("floor-%s-%d.log", t.key, i)))
 	if err != nil {
 		return run{}, err
 	}
@@ -379,8 +559,8 @@ func (sz size) floor(self string, i int) (run, error) {
 	if err := json.Unmarshal(b, &fr); err != nil {
 		return run{}, err
 	}
-	fmt.Fprintf(os.Stderr, "bench: %d docs: floor %.1fs (%.1f CPU s), peak RSS %.0f MB\n", sz.docs, u.wall, u.cpu, u.rssMB)
-	return run{docs: sz.docs, textMB: sz.textMB, runner: runnerFloor, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
+	fmt.Fprintf(os.Stderr, "bench: %s: floor %.1fs (%.1f CPU s), peak RSS %.0f MB\n", t.label(), u.wall, u.cpu, u.rssMB)
+	return run{crawl: t.crawl, synthetic: t.synthetic, docs: t.docs, textMB: t.textMB(), textBytes: fr.TextBytes, runner: runnerFloor, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
 		phases: floorPhaseString(fr.PhaseMS), shuffled: "—",
 		clusters: fr.Counts["clusters"], links: fr.Counts["links"], ufBytesPer: fr.UFBytesPerID}, nil
 }
@@ -572,30 +752,36 @@ func group(n int64) string {
 	return s
 }
 
-const tableHeader = "| documents | text MB | runner | wall s | MB/s | CPU s | time per phase, s (wall/busy) | peak RSS MB | elements shuffled (total · biggest stream) | clusters · linked pairs |\n" +
-	"|---:|---:|---|---:|---:|---:|---|---:|---|---:|"
+const tableHeader = "| crawl | documents | text MB | runner | wall s | MB/s | CPU s | time per phase, s (wall/busy) | peak RSS MB | elements shuffled (total · biggest stream) | clusters · linked pairs |\n" +
+	"|---|---:|---:|---|---:|---:|---:|---|---:|---|---:|"
 
 func (r run) row() string {
-	return fmt.Sprintf("| %s | %.1f | %s | %.1f | %.1f | %.1f | %s | %.0f | %s | %s · %s |",
-		group(int64(r.docs)), r.textMB, r.runner, r.wall, r.textMB/r.wall, r.cpu, r.phases, r.rssMB, r.shuffled, group(r.clusters), group(r.links))
+	return fmt.Sprintf("| %s | %s | %.1f | %s | %.1f | %.1f | %.1f | %s | %.0f | %s | %s · %s |",
+		r.crawl, group(int64(r.docs)), r.textMB, r.runner, r.wall, r.textMB/r.wall, r.cpu, r.phases, r.rssMB, r.shuffled, group(r.clusters), group(r.links))
 }
 
-// summary compares the pipeline with the floor at each size, and each size
-// with the one before and with the one a tenth its size (the "10x
-// documents costs at most 11x the time" target).
+// summary compares the pipeline with the floor on each crawl, and each
+// synthetic size with the one before and with the one a tenth its size (the
+// "10x documents costs at most 11x the time" target).
 func summary(runs []run) []string {
 	by := map[string][]run{}
+	floorOf := map[string]run{}
 	for _, r := range runs {
-		by[r.runner] = append(by[r.runner], r)
+		if r.synthetic {
+			by[r.runner] = append(by[r.runner], r)
+		}
+		if r.runner == runnerFloor {
+			floorOf[r.name()] = r
+		}
 	}
 	var lines []string
-	if fl := by[runnerFloor]; len(fl) > 0 {
-		var parts []string
-		for i, b := range by[runnerBeam] {
-			if i < len(fl) {
-				parts = append(parts, fmt.Sprintf("%s docs %.2fx (CPU %.2fx, RSS %.1fx)", group(int64(b.docs)), b.wall/fl[i].wall, b.cpu/fl[i].cpu, b.rssMB/fl[i].rssMB))
-			}
+	var parts []string
+	for _, b := range runs {
+		if fl, ok := floorOf[b.name()]; ok && b.runner == runnerBeam {
+			parts = append(parts, fmt.Sprintf("%s %.2fx (CPU %.2fx, RSS %.1fx)", b.name(), b.wall/fl.wall, b.cpu/fl.cpu, b.rssMB/fl.rssMB))
 		}
+	}
+	if len(parts) > 0 {
 		lines = append(lines, "pipeline/floor wall time: "+strings.Join(parts, "; "))
 	}
 	for _, name := range []string{runnerBeam, runnerFloor} {
@@ -621,11 +807,22 @@ func summary(runs []run) []string {
 			}
 		}
 		if len(parts) > 0 {
-			lines = append(lines, fmt.Sprintf("growth, %s: %s", name, strings.Join(parts, "; ")))
+			lines = append(lines, fmt.Sprintf("growth, %s, %s: %s", name, rs[0].crawl, strings.Join(parts, "; ")))
 		}
 	}
-	for _, r := range by[runnerFloor] {
-		lines = append(lines, fmt.Sprintf("union-find, %s docs: %.1f bytes per linked document (unionfind.UF.BytesPerID, same sizing as the pipeline)", group(int64(r.docs)), r.ufBytesPer))
+	for _, r := range runs {
+		if r.runner == runnerFloor {
+			lines = append(lines, fmt.Sprintf("union-find, %s: %.1f bytes per linked document (unionfind.UF.BytesPerID, same sizing as the pipeline)", r.name(), r.ufBytesPer))
+		}
 	}
 	return lines
+}
+
+// name is the run's crawl in the summary: "synthetic-ascii 10,000 docs" or
+// the corpus's name.
+func (r run) name() string {
+	if r.synthetic {
+		return fmt.Sprintf("%s %s docs", r.crawl, group(int64(r.docs)))
+	}
+	return r.crawl
 }
