@@ -122,7 +122,7 @@ const maxBatchBytes = 1 << 20
 // maxBufferedBytes bounds what one batcher holds across its partitions:
 // a batcher that lives for a whole bundle (see bundleBatchers) must not
 // grow with the bundle, whatever the partition count.
-const maxBufferedBytes = 32 << 20
+const maxBufferedBytes = 8 << 20
 
 // batcher packs records into per-partition batches and emits each batch when
 // it fills and at the end, sealed (compressed, see packed.Seal): every batch
