@@ -119,10 +119,16 @@ func (t phaseTimer) done(ctx context.Context, start time.Time) {
 // costs vanish, well under the 4 MB gRPC message limit runners impose.
 const maxBatchBytes = 1 << 20
 
-// maxBufferedBytes bounds what one batcher holds across its partitions:
-// a batcher that lives for a whole bundle (see bundleBatchers) must not
-// grow with the bundle, whatever the partition count.
-const maxBufferedBytes = 8 << 20
+// maxBuffered bounds what one batcher holds across its partitions: a
+// batcher that lives for a whole bundle must not grow with the bundle. A
+// full flush emits one batch per partition, so the bound grows with the
+// partition count, 128 KiB per partition (at least 1 MiB): batches
+// average 128 KiB or more whatever the count, so a stream of D bytes makes
+// about D / 128 KiB elements, linear in the data, not D × partitions.
+// Memory per batcher grows with the partitions, which grow as the square
+// root of the input (pipelines.AutoPartitions): 3.6 MiB at 1M bench pages,
+// about 210 MiB at 6 TB of Parquet.
+func maxBuffered(partitions int) int { return max(1<<20, partitions*(128<<10)) }
 
 // batcher packs records into per-partition batches and emits each batch when
 // it fills and at the end, sealed (compressed, see packed.Seal): every batch
@@ -137,17 +143,17 @@ const maxBufferedBytes = 8 << 20
 // the partition count grows with it; the DoFns of the big streams keep one
 // batcher per bundle instead (bind it to each element's emitter, flush in
 // FinishBundle), so the count is bundles × partitions plus one per full
-// batch, and maxBufferedBytes keeps the memory bounded.
+// batch, and maxBuffered keeps the memory bounded.
 type batcher struct {
 	bufs            [][]byte
-	buffered        int
+	buffered, limit int
 	emitFn          func(int, []byte)
 	elements, bytes beam.Counter
 	ctx             context.Context
 }
 
 func newBatcher(ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
-	b := &batcher{bufs: make([][]byte, partitions),
+	b := &batcher{bufs: make([][]byte, partitions), limit: maxBuffered(partitions),
 		elements: beam.NewCounter(Namespace, "shuffled_"+name+"_elements"),
 		bytes:    beam.NewCounter(Namespace, "shuffled_"+name+"_bytes")}
 	b.bind(ctx, emit)
@@ -179,7 +185,7 @@ func (b *batcher) add(p int, rec interface{ Append([]byte) []byte }) {
 		b.bufs[p] = append(b.bufs[p][:0], b.bufs[p][before:]...)
 		b.buffered -= before
 	}
-	if b.buffered > maxBufferedBytes {
+	if b.buffered > b.limit {
 		b.flush()
 	}
 }

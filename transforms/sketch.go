@@ -155,7 +155,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nRejected++
 		}
 	}
-	if out.metaBytes > maxBufferedBytes {
+	if out.metaBytes > maxBuffered(parts) {
 		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv); err != nil {
 			return err
 		}
