@@ -441,3 +441,31 @@ func TestAppendHashesAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestClassAtDecodesLikeUTF8 holds classAt's own decoding of two- and
+// three-byte sequences to the standard library's, on every byte triple
+// that starts with a non-ASCII byte (valid, overlong, surrogate,
+// truncated and stray continuation bytes alike).
+func TestClassAtDecodesLikeUTF8(t *testing.T) {
+	tb := loadTables()
+	buf := make([]byte, 3)
+	for a := 0x80; a < 0x100; a++ {
+		for b := 0; b < 0x100; b++ {
+			for _, c := range []int{0x00, 0x41, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xff} {
+				buf[0], buf[1], buf[2] = byte(a), byte(b), byte(c)
+				for n := 1; n <= 3; n++ {
+					s := string(buf[:n])
+					class, size := tb.classAt(s, 0)
+					r, wantSize := utf8.DecodeRuneInString(s)
+					wantClass := complexRune
+					if r < 1<<16 && !(r == utf8.RuneError && wantSize == 1) {
+						wantClass = tb.class[r]
+					}
+					if class != wantClass || size != wantSize {
+						t.Fatalf("classAt(% x) = class %d, size %d; utf8 decodes %U of %d bytes (class %d)", s, class, size, r, wantSize, wantClass)
+					}
+				}
+			}
+		}
+	}
+}
