@@ -1,9 +1,7 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -73,7 +71,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 		for x := range docs {
 			for y := x + 1; y < len(docs); y++ {
 				a, b := docs[x], docs[y]
-				p := packed.Partition(a.Doc^(b.Doc*0x9e3779b97f4a7c15), parts)
+				p := int(packed.PairHash(a.Doc, b.Doc) % uint64(parts))
 				byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: 1,
 					SizeA: a.Size, SizeB: b.Size, RankA: a.Rank, RankB: b.Rank})
 				n++
@@ -102,21 +100,10 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 	return nil
 }
 
-func sortPairs(pairs []packed.Pair) {
-	slices.SortFunc(pairs, func(x, y packed.Pair) int {
-		if x.A != y.A {
-			return cmp.Compare(x.A, y.A)
-		}
-		if x.B != y.B {
-			return cmp.Compare(x.B, y.B)
-		}
-		return int(x.RankA) - int(y.RankA)
-	})
-}
-
-// mergeCounts sorts pairs and sums the counts of equal (A, B), in place.
+// mergeCounts sorts pairs (packed.SortPairs: equal pairs adjacent, in the
+// order of their hash) and sums the counts of equal (A, B), in place.
 func mergeCounts(pairs []packed.Pair) []packed.Pair {
-	sortPairs(pairs)
+	packed.SortPairs(pairs)
 	out := pairs[:0]
 	for _, p := range pairs {
 		if n := len(out); n > 0 && out[n-1].A == p.A && out[n-1].B == p.B {
@@ -143,7 +130,7 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 	var out []byte
 	var n int64
 	if f.Cfg.Sketch.Kind == sketch.Min {
-		sortPairs(all)
+		packed.SortPairs(all)
 		var ranks [][2]uint16
 		for i := 0; i < len(all); {
 			j := i + 1

@@ -1,9 +1,7 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -49,12 +47,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 	}); err != nil {
 		return err
 	}
-	slices.SortFunc(all, func(x, y packed.Posting) int {
-		if x.Shingle != y.Shingle {
-			return cmp.Compare(x.Shingle, y.Shingle)
-		}
-		return cmp.Compare(x.Doc, y.Doc)
-	})
+	packed.SortPostings(all)
 	var out []byte
 	var distinct, shared, dropped int64
 	for i := 0; i < len(all); {

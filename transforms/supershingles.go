@@ -53,9 +53,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 	}); err != nil {
 		return err
 	}
-	slices.SortFunc(all, func(x, y packed.Posting) int {
-		return cmp.Or(cmp.Compare(x.Shingle, y.Shingle), cmp.Compare(x.Doc, y.Doc))
-	})
+	packed.SortPostings(all) // super-shingles are fingerprints too
 	parts := f.Cfg.Partitions
 	byPart := make([][]packed.Pair, parts)
 	var distinct, shared, dropped, n int64

@@ -1,0 +1,70 @@
+package packed
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSortsEqualComparisonSort checks the bucket sorts against
+// slices.SortFunc with the same order, on sizes around the cut-offs,
+// with repeated keys (a shingle in many documents, a pair seen many
+// times) and with keys that are not uniform.
+func TestSortsEqualComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 63, 64, 65, 1000, 20000} {
+		for _, skew := range []bool{false, true} {
+			ps := make([]Posting, n)
+			prs := make([]Pair, n)
+			for i := range ps {
+				sh := r.Uint64()
+				if skew {
+					sh = uint64(r.IntN(5)) // few, small keys: one bucket
+				}
+				ps[i] = Posting{Shingle: sh, Doc: uint64(r.IntN(n + 1)), Size: uint32(i)}
+				a, b := uint64(r.IntN(50)), uint64(r.IntN(50))
+				if !skew {
+					a, b = r.Uint64()>>24, r.Uint64()>>24
+				}
+				prs[i] = Pair{A: a, B: b, RankA: uint16(r.IntN(4)), Count: uint32(i)}
+			}
+			wantP := slices.Clone(ps)
+			slices.SortStableFunc(wantP, ComparePostings)
+			SortPostings(ps)
+			for i := range ps {
+				if ComparePostings(ps[i], wantP[i]) != 0 {
+					t.Fatalf("n=%d skew=%v: postings[%d] = %+v, want %+v", n, skew, i, ps[i], wantP[i])
+				}
+			}
+			wantR := slices.Clone(prs)
+			slices.SortStableFunc(wantR, ComparePairs)
+			SortPairs(prs)
+			for i := range prs {
+				if ComparePairs(prs[i], wantR[i]) != 0 {
+					t.Fatalf("n=%d skew=%v: pairs[%d] = %+v, want %+v", n, skew, i, prs[i], wantR[i])
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkSortPostings(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ps := make([]Posting, 500000)
+	for i := range ps {
+		ps[i] = Posting{Shingle: r.Uint64(), Doc: r.Uint64() >> 24}
+	}
+	work := make([]Posting, len(ps))
+	b.Run("bucket", func(b *testing.B) {
+		for range b.N {
+			copy(work, ps)
+			SortPostings(work)
+		}
+	})
+	b.Run("SortFunc", func(b *testing.B) {
+		for range b.N {
+			copy(work, ps)
+			slices.SortFunc(work, ComparePostings)
+		}
+	})
+}
