@@ -3,6 +3,8 @@ package transforms
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/clusters"
 	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 )
@@ -43,6 +46,11 @@ func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Confi
 }
 
 type assembleFn struct{ Cfg Config }
+
+// statusCounter names the phase 1 counter (docs_<name>) of each status.
+var statusCounter = map[string]string{
+	tables.StatusOK: "ok", tables.StatusEmpty: "empty", tables.StatusTooShort: "too_short", tables.StatusRejected: "rejected",
+}
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
 	defer outputTime.done(ctx, time.Now())
@@ -93,7 +101,28 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	docsAlone.Inc(ctx, n.Alone)
 	docsNotSketched.Inc(ctx, n.EmptyOrRejected)
 	clustersWritten.Inc(ctx, int64(len(clusterRows)))
-	return nil
+	// The accounting identity also travels as data: Prism can drop the
+	// metrics of one of two bundles that finish together while it does
+	// not know a counter's short ID yet (jobservices metricsStore keeps
+	// one unprocessed payload per ID), and the manifest must not lose a
+	// partition's worth of rows. The launcher sums these files and they
+	// override the counters (output.Dir.Publish). The name is fixed by
+	// the partition, so a retried bundle rewrites the same file.
+	// Every docs row passes through here, so the per-status counts of
+	// phase 1 are tallied here too.
+	counts := map[string]int64{
+		"docs": int64(len(docs)), "docs_written": int64(len(docs)), "docs_in_clusters": n.Clustered, "docs_alone": n.Alone,
+		"docs_empty_or_rejected": n.EmptyOrRejected, "clusters_written": int64(len(clusterRows)),
+		"docs_ok": 0, "docs_empty": 0, "docs_too_short": 0, "docs_rejected": 0,
+	}
+	for i := range docs {
+		counts["docs_"+statusCounter[docs[i].Status]]++
+	}
+	tally, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	return beamfs.WriteFile(ctx, beamfs.Join(f.Cfg.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
 }
 
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair

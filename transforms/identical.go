@@ -1,9 +1,7 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -86,12 +84,7 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	}); err != nil {
 		return err
 	}
-	slices.SortFunc(all, func(x, y packed.Sketch) int {
-		if x.Key != y.Key {
-			return cmp.Compare(x.Key, y.Key)
-		}
-		return cmp.Compare(x.Doc, y.Doc)
-	})
+	packed.SortSketches(all)
 	f.bind(ctx, emitPostings, emitCopies, emitReps)
 	postings, copies, repSketches := f.postings, f.copies, f.repSketches
 	rankSketch := f.Cfg.Sketch.Kind == sketch.Min

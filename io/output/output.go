@@ -93,6 +93,27 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		}
 		m.BadFiles = append(m.BadFiles, bf)
 	}
+	tallies, err := beamfs.List(ctx, beamfs.Join(d.TempDir, TalliesDir, "*.json"))
+	if err != nil {
+		return err
+	}
+	sums := map[string]int64{}
+	for _, name := range tallies {
+		b, err := beamfs.ReadFile(ctx, name)
+		if err != nil {
+			return err
+		}
+		var t map[string]int64
+		if err := json.Unmarshal(b, &t); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for k, v := range t {
+			sums[k] += v
+		}
+	}
+	for k, v := range sums {
+		m.Counts[k] = v
+	}
 	m.Tables = map[string][]string{}
 	for _, table := range tables.Tables {
 		shards, err := beamfs.List(ctx, beamfs.Join(d.TempDir, table, "*.parquet"))
@@ -209,6 +230,12 @@ type BadFile struct {
 // BadFilesDir is where, under the run's temporary folder, the pipeline
 // records bad files for the manifest.
 const BadFilesDir = "_bad_files"
+
+// TalliesDir is where, under the run's temporary folder, the pipeline
+// writes counts the manifest must not lose (JSON objects of counter name
+// to count, one file per partition): Publish sums them, and the sums
+// replace the metrics of the same names, which a runner may drop.
+const TalliesDir = "_tallies"
 
 // Input is one input file of the run.
 type Input struct {

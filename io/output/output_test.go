@@ -107,3 +107,31 @@ func TestPrepareRefusesForeignFolders(t *testing.T) {
 		t.Errorf("Prepare refused a folder that does not exist yet: %v", err)
 	}
 }
+
+// TestPublishSumsTallies: counts written as tally files replace the
+// metrics of the same name (which a runner may have dropped), summed over
+// the files; other counts are left alone.
+func TestPublishSumsTallies(t *testing.T) {
+	ctx := context.Background()
+	d, err := Prepare(ctx, t.TempDir(), nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(d.TempDir, TalliesDir), 0o755)
+	os.WriteFile(filepath.Join(d.TempDir, TalliesDir, "assemble-000000.json"), []byte(`{"docs_written": 250000, "docs_alone": 7}`), 0o644)
+	os.WriteFile(filepath.Join(d.TempDir, TalliesDir, "assemble-000001.json"), []byte(`{"docs_written": 250011}`), 0o644)
+	m := NewManifest(nil)
+	m.Counts["docs_written"] = 250000 // one partition's metrics lost
+	m.Counts["docs"] = 500011
+	if err := d.Publish(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Counts["docs_written"] != 500011 || m.Counts["docs_alone"] != 7 || m.Counts["docs"] != 500011 {
+		t.Errorf("counts after publish: %v", m.Counts)
+	}
+	os.MkdirAll(filepath.Join(d.TempDir, TalliesDir), 0o755)
+	os.WriteFile(filepath.Join(d.TempDir, TalliesDir, "bad.json"), []byte(`{"docs_written": "x"}`), 0o644)
+	if err := d.Publish(ctx, NewManifest(nil)); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Errorf("a corrupt tally: %v, want an error naming the file", err)
+	}
+}
