@@ -124,34 +124,45 @@ func (s Sketch) Append(b []byte) []byte {
 	return b
 }
 
-// AppendSketches decodes the sketches in b and appends them to dst.
+// AppendSketches decodes the sketches in b and appends them to dst. The
+// values of all of b's sketches share one allocation.
 func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
-	for len(b) > 0 {
-		if len(b) < 24 {
-			return dst, fmt.Errorf("packed: truncated sketch record (%d bytes left)", len(b))
+	// First pass: check the framing and count the values.
+	total := 0
+	for r := b; len(r) > 0; {
+		if len(r) < 24 {
+			return dst, fmt.Errorf("packed: truncated sketch record (%d bytes left)", len(r))
 		}
+		n, m := int(le.Uint32(r[16:])), int(le.Uint32(r[20:]))
+		r = r[24:]
+		if n < 0 || m < 0 || len(r)/8 < n+m {
+			return dst, fmt.Errorf("packed: truncated sketch record: %d+%d values, %d bytes left", n, m, len(r))
+		}
+		r = r[8*(n+m):]
+		total += n + m
+	}
+	arena := make([]uint64, total)
+	for len(b) > 0 {
 		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:])}
 		n, m := int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
 		b = b[24:]
-		if len(b) < 8*(n+m) {
-			return dst, fmt.Errorf("packed: truncated sketch record: %d+%d values, %d bytes left", n, m, len(b))
-		}
-		s.Values, b = readUint64s(b, n)
-		s.Supers, b = readUint64s(b, m)
+		s.Values, b, arena = readUint64s(b, n, arena)
+		s.Supers, b, arena = readUint64s(b, m, arena)
 		dst = append(dst, s)
 	}
 	return dst, nil
 }
 
-func readUint64s(b []byte, n int) ([]uint64, []byte) {
+// readUint64s reads n values from b into the front of arena (nil for none).
+func readUint64s(b []byte, n int, arena []uint64) ([]uint64, []byte, []uint64) {
 	if n == 0 {
-		return nil, b
+		return nil, b, arena
 	}
-	vs := make([]uint64, n)
+	vs := arena[:n:n]
 	for i := range vs {
 		vs[i] = le.Uint64(b[8*i:])
 	}
-	return vs, b[8*n:]
+	return vs, b[8*n:], arena[n:]
 }
 
 // Edge is a union-find input: a link of phase 4 (Resemblance set, Copy

@@ -84,3 +84,10 @@ func ComparePairs(x, y Pair) int {
 func SortPairs(ps []Pair) {
 	bucketSort(ps, make([]Pair, len(ps)), func(p *Pair) uint64 { return PairHash(p.A, p.B) }, ComparePairs)
 }
+
+// SortSketches sorts sketch records by (Key, Doc); keys must be
+// fingerprints for it to be fast.
+func SortSketches(ss []Sketch) {
+	bucketSort(ss, make([]Sketch, len(ss)), func(s *Sketch) uint64 { return s.Key },
+		func(x, y Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
+}

@@ -68,3 +68,29 @@ func BenchmarkSortPostings(b *testing.B) {
 		}
 	})
 }
+
+func TestSortSketchesEqualsComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 5, 64, 3000} {
+		ss := make([]Sketch, n)
+		for i := range ss {
+			ss[i] = Sketch{Key: r.Uint64() >> uint(r.IntN(2)*60), Doc: uint64(r.IntN(n + 1)), Values: []uint64{uint64(i)}}
+		}
+		want := slices.Clone(ss)
+		slices.SortStableFunc(want, func(x, y Sketch) int {
+			if x.Key != y.Key {
+				if x.Key < y.Key {
+					return -1
+				}
+				return 1
+			}
+			return int(x.Doc) - int(y.Doc)
+		})
+		SortSketches(ss)
+		for i := range ss {
+			if ss[i].Key != want[i].Key || ss[i].Doc != want[i].Doc {
+				t.Fatalf("n=%d: sketches[%d] = (%x, %d), want (%x, %d)", n, i, ss[i].Key, ss[i].Doc, want[i].Key, want[i].Doc)
+			}
+		}
+	}
+}
