@@ -81,6 +81,21 @@ type posting struct {
 	doc     uint32
 }
 
+// gatherBucket concatenates one bucket of every worker (at(w) points to
+// worker w's), releasing each as it goes.
+func gatherBucket[E any](workers int, at func(w int) *[]E) []E {
+	var n int
+	for w := range workers {
+		n += len(*at(w))
+	}
+	all := make([]E, 0, n)
+	for w := range workers {
+		all = append(all, *at(w)...)
+		*at(w) = nil
+	}
+	return all
+}
+
 // parallel runs fn(i) for i in [0, n) on workers goroutines.
 func parallel(workers, n int, fn func(worker, i int) error) error {
 	var next atomic.Int64
@@ -251,15 +266,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	copyParts := make([][]packed.Edge, 1<<identBits)
 	var groups atomic.Int64
 	err = parallel(workers, 1<<identBits, func(_, b int) error {
-		var n int
-		for w := range identParts {
-			n += len(identParts[w][b])
-		}
-		all := make([]keyed, 0, n)
-		for w := range identParts {
-			all = append(all, identParts[w][b]...)
-			identParts[w][b] = nil
-		}
+		all := gatherBucket(len(identParts), func(w int) *[]keyed { return &identParts[w][b] })
 		slices.SortFunc(all, func(x, y keyed) int {
 			if x.key != y.key {
 				return cmp.Compare(x.key, y.key)
@@ -327,15 +334,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	lists := make([][]posting, buckets)
 	var distinct, shared, dropped atomic.Int64
 	err = parallel(workers, buckets, func(_, b int) error {
-		var n int
-		for w := range perWorker {
-			n += len(perWorker[w][b])
-		}
-		all := make([]posting, 0, n)
-		for w := range perWorker {
-			all = append(all, perWorker[w][b]...)
-			perWorker[w][b] = nil
-		}
+		all := gatherBucket(len(perWorker), func(w int) *[]posting { return &perWorker[w][b] })
 		slices.SortFunc(all, func(x, y posting) int {
 			if x.shingle != y.shingle {
 				return cmp.Compare(x.shingle, y.shingle)
