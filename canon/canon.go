@@ -2,8 +2,6 @@ package canon
 
 import (
 	"encoding/binary"
-
-	"github.com/neardup/neardup/fingerprint"
 	"strings"
 	"sync"
 	"unicode"
@@ -11,6 +9,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/neardup/neardup/fingerprint"
 )
 
 // asciiAlnum marks the ASCII bytes that belong to tokens. In ASCII the

@@ -2,7 +2,6 @@ package canon
 
 import (
 	"fmt"
-	"github.com/neardup/neardup/fingerprint"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/neardup/neardup/fingerprint"
 )
 
 func TestTokens(t *testing.T) {

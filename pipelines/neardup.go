@@ -252,7 +252,7 @@ func mode(cfg transforms.Config) string {
 // least one batch per partition it touches, so elements grow with
 // producers × partitions, and both grow with the input under a linear rule
 // (P² elements: 86x for 10x the pages). With P ∝ √input and batchers that
-// may hold P × 64 KiB (see transforms), batches stay large and elements
+// may hold P × 128 KiB (see transforms), batches stay large and elements
 // grow linearly, while a partition's data grows as √input: about 0.5 GB of
 // postings per partition at 6 TB, within one worker's memory.
 func AutoPartitions(inputBytes int64) int {

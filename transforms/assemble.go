@@ -54,26 +54,16 @@ var statusCounter = map[string]string{
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
 	defer outputTime.done(ctx, time.Now())
-	var docs []tables.Doc
-	var asg []packed.Assignment
-	var sts []packed.ClusterStat
-	var err error
-	if err := eachBatch(metas, func(b []byte) error {
-		docs, err = tables.Decode(docs, b)
-		return err
-	}); err != nil {
+	docs, err := decodeBatches(metas, tables.Decode[tables.Doc])
+	if err != nil {
 		return err
 	}
-	if err := eachBatch(assigns, func(b []byte) error {
-		asg, err = packed.AppendAssignments(asg, b)
-		return err
-	}); err != nil {
+	asg, err := decodeBatches(assigns, packed.AppendAssignments)
+	if err != nil {
 		return err
 	}
-	if err := eachBatch(statsIt, func(b []byte) error {
-		sts, err = packed.AppendClusterStats(sts, b)
-		return err
-	}); err != nil {
+	sts, err := decodeBatches(statsIt, packed.AppendClusterStats)
+	if err != nil {
 		return err
 	}
 	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmp.Compare(uint64(x.DocID), uint64(y.DocID)) })

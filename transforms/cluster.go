@@ -124,12 +124,8 @@ type unionFindFn struct{ Cfg Config }
 
 func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitAssign, emitStats func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
-	var edges []packed.Edge
-	var err error
-	if err := eachBatch(batches, func(b []byte) error {
-		edges, err = packed.AppendEdges(edges, b)
-		return err
-	}); err != nil {
+	edges, err := decodeBatches(batches, packed.AppendEdges)
+	if err != nil {
 		return err
 	}
 	assignments, stats, _ := clusters.Components(edges)

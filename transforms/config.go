@@ -166,6 +166,28 @@ func (b *batcher) bind(ctx context.Context, emit func(int, []byte)) {
 	b.ctx, b.emitFn = ctx, emit
 }
 
+// bundleBatcher is the batcher a DoFn keeps for its bundle in *b: made at
+// the bundle's first element, bound to this element's emitter. The DoFn
+// sets *b to nil in StartBundle (a retried bundle starts afresh) and
+// hands it to finishBatcher in FinishBundle.
+func bundleBatcher(b **batcher, ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
+	if *b == nil {
+		*b = newBatcher(ctx, name, partitions, emit)
+	}
+	(*b).bind(ctx, emit)
+	return *b
+}
+
+// finishBatcher emits what the bundle's batcher in *b still holds through
+// FinishBundle's emitter, and forgets it.
+func finishBatcher(b **batcher, ctx context.Context, emit func(int, []byte)) {
+	if *b != nil {
+		(*b).bind(ctx, emit)
+		(*b).flush()
+		*b = nil
+	}
+}
+
 func (b *batcher) emit(k int, v []byte) {
 	v = packed.Seal(nil, v)
 	b.elements.Inc(b.ctx, 1)
@@ -215,4 +237,17 @@ func eachBatch(it func(*[]byte) bool, fn func(b []byte) error) error {
 		}
 	}
 	return nil
+}
+
+// decodeBatches opens every batch of a shuffled stream and decodes its
+// records with decode (one of packed's Append functions, or tables.Decode),
+// returning them all.
+func decodeBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, error)) ([]T, error) {
+	var all []T
+	err := eachBatch(it, func(b []byte) error {
+		var err error
+		all, err = decode(all, b)
+		return err
+	})
+	return all, err
 }

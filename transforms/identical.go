@@ -53,40 +53,21 @@ func (f *identicalFn) StartBundle(ctx context.Context, emitPostings, emitCopies,
 }
 
 func (f *identicalFn) FinishBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
-	if f.postings == nil {
-		return
-	}
-	f.bind(ctx, emitPostings, emitCopies, emitReps)
-	f.postings.flush()
-	f.copies.flush()
-	f.repSketches.flush()
-	f.postings, f.copies, f.repSketches = nil, nil, nil
-}
-
-func (f *identicalFn) bind(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
-	if f.postings == nil {
-		f.postings = newBatcher(ctx, "postings", f.Cfg.Partitions, emitPostings)
-		f.copies = newBatcher(ctx, "copies", 1, emitCopies)
-		f.repSketches = newBatcher(ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
-	}
-	f.postings.bind(ctx, emitPostings)
-	f.copies.bind(ctx, emitCopies)
-	f.repSketches.bind(ctx, emitReps)
+	finishBatcher(&f.postings, ctx, emitPostings)
+	finishBatcher(&f.copies, ctx, emitCopies)
+	finishBatcher(&f.repSketches, ctx, emitReps)
 }
 
 func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte)) error {
 	defer identicalTime.done(ctx, time.Now())
-	var all []packed.Sketch
-	var err error
-	if err := eachBatch(batches, func(b []byte) error {
-		all, err = packed.AppendSketches(all, b)
-		return err
-	}); err != nil {
+	all, err := decodeBatches(batches, packed.AppendSketches)
+	if err != nil {
 		return err
 	}
 	packed.SortSketches(all)
-	f.bind(ctx, emitPostings, emitCopies, emitReps)
-	postings, copies, repSketches := f.postings, f.copies, f.repSketches
+	postings := bundleBatcher(&f.postings, ctx, "postings", f.Cfg.Partitions, emitPostings)
+	copies := bundleBatcher(&f.copies, ctx, "copies", 1, emitCopies)
+	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
 	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
 	var groups, skipped, reps int64
 	for i := 0; i < len(all); {

@@ -46,11 +46,7 @@ func (f *expandPairsFn) StartBundle(ctx context.Context, emit func(int, []byte))
 }
 
 func (f *expandPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	if f.out != nil {
-		f.out.bind(ctx, emit)
-		f.out.flush()
-		f.out = nil
-	}
+	finishBatcher(&f.out, ctx, emit)
 }
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
@@ -84,11 +80,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
 	// ranks, so its triplets travel as they are.
 	combine := f.Cfg.Sketch.Kind != sketch.Min
-	if f.out == nil {
-		f.out = newBatcher(ctx, "pairs", parts, emit)
-	}
-	out := f.out
-	out.bind(ctx, emit)
+	out := bundleBatcher(&f.out, ctx, "pairs", parts, emit)
 	for p, pairs := range byPart {
 		if combine {
 			pairs = mergeCounts(pairs)
@@ -119,12 +111,8 @@ type mergePairsFn struct{ Cfg Config }
 
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
-	var all []packed.Pair
-	var err error
-	if err := eachBatch(batches, func(b []byte) error {
-		all, err = packed.AppendPairs(all, b)
-		return err
-	}); err != nil {
+	all, err := decodeBatches(batches, packed.AppendPairs)
+	if err != nil {
 		return err
 	}
 	var out []byte

@@ -39,12 +39,8 @@ type shingleMergeFn struct{ Cfg Config }
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func([]byte)) error {
 	defer phase2Time.done(ctx, time.Now())
-	var all []packed.Posting
-	var err error
-	if err := eachBatch(batches, func(b []byte) error {
-		all, err = packed.AppendPostings(all, b)
-		return err
-	}); err != nil {
+	all, err := decodeBatches(batches, packed.AppendPostings)
+	if err != nil {
 		return err
 	}
 	packed.SortPostings(all)

@@ -99,14 +99,12 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Cfg.Partitions
 	if f.out == nil {
-		f.out = &sketchOut{metas: make([][]tables.Doc, parts),
-			sketches: newBatcher(ctx, "sketches", parts, emitSketch),
-			equiv:    newBatcher(ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)}
+		f.out = &sketchOut{metas: make([][]tables.Doc, parts)}
 	}
 	out := f.out
-	out.sketches.bind(ctx, emitSketch)
-	out.equiv.bind(ctx, emitEquiv)
-	metas, sketches, equiv := out.metas, out.sketches, out.equiv
+	metas := out.metas
+	sketches := bundleBatcher(&out.sketches, ctx, "sketches", parts, emitSketch)
+	equiv := bundleBatcher(&out.equiv, ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
 	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
 	rs := NewRowSketcher(f.Cfg)
 	next := sp.FirstRow // the first row not yet read

@@ -45,12 +45,8 @@ type superCandidatesFn struct{ Cfg Config }
 // keyed by the doc partition of their first document.
 func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	defer superTime.done(ctx, time.Now())
-	var all []packed.Posting
-	var err error
-	if err := eachBatch(batches, func(b []byte) error {
-		all, err = packed.AppendPostings(all, b)
-		return err
-	}); err != nil {
+	all, err := decodeBatches(batches, packed.AppendPostings)
+	if err != nil {
 		return err
 	}
 	packed.SortPostings(all) // super-shingles are fingerprints too
@@ -120,11 +116,8 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	if err != nil {
 		return err
 	}
-	var pairs []packed.Pair
-	if err := eachBatch(candidates, func(b []byte) error {
-		pairs, err = packed.AppendPairs(pairs, b)
-		return err
-	}); err != nil {
+	pairs, err := decodeBatches(candidates, packed.AppendPairs)
+	if err != nil {
 		return err
 	}
 	out := newBatcher(ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
@@ -145,11 +138,8 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 	if err != nil {
 		return err
 	}
-	var recs []packed.Sketch
-	if err := eachBatch(withA, func(b []byte) error {
-		recs, err = packed.AppendSketches(recs, b)
-		return err
-	}); err != nil {
+	recs, err := decodeBatches(withA, packed.AppendSketches)
+	if err != nil {
 		return err
 	}
 	slices.SortFunc(recs, func(x, y packed.Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
