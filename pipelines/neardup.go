@@ -226,7 +226,16 @@ func Settings(cfg transforms.Config) map[string]string {
 		"fingerprint_version": strconv.Itoa(fingerprint.Version),
 		"partitions":          strconv.Itoa(cfg.Partitions),
 		"mode":                mode(cfg),
+		"pairs":               pairsKept(cfg),
 	}
+}
+
+// pairsKept names what the pairs table keeps: --pairs.
+func pairsKept(cfg transforms.Config) string {
+	if cfg.LinkedOnly {
+		return "linked"
+	}
+	return "all"
 }
 
 // mode names the way pairs are found: Broder's phases 2 and 3, or

@@ -57,6 +57,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
 	}
+	if src.Settings["pairs"] == "linked" {
+		return nil, fmt.Errorf("%s kept only its linked pairs (--pairs=linked), not the pairs another policy needs: rerun it with --pairs=all (the default) to recluster it", opt.From)
+	}
 	if mode := src.Settings["mode"]; mode != "pairs" && !strings.HasSuffix(mode, ",verify") {
 		return nil, fmt.Errorf("%s linked super-shingle candidates without verifying them (mode %s): its links do not follow a policy, so there is none to redo; rerun it with --verify=sketch", opt.From, mode)
 	}

@@ -118,8 +118,9 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair
 // partition, one pairs shard and one contained shard (the pairs where one
 // document is contained in the other at least at the policy's containment
-// threshold, policy.DefaultContained when it has none) under
-// Config.TempDir. It returns PCollection<string> of the shard files written.
+// threshold, policy.DefaultContained when it has none; none under
+// --pairs=linked with a resemblance-only policy, whose pairs table lacks
+// them) under Config.TempDir. It returns PCollection<string> of the shard files written.
 func WritePairs(s beam.Scope, rows beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("WritePairs")
 	return beam.ParDo(s, &writePairsFn{Cfg: cfg}, rows)
@@ -139,6 +140,9 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 	}
 	pairsWritten.Inc(ctx, int64(len(rows)))
 	emit(name)
+	if !f.Cfg.keepsContained() {
+		return nil
+	}
 	if contained := tables.ContainedRows(rows, f.Cfg.Policy.ContainedThreshold()); len(contained) > 0 {
 		name := beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, contained); err != nil {

@@ -99,7 +99,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			links.add(0, packed.Edge{A: p.A, B: p.B, Resemblance: res})
 			nLinks++
 		}
-		if policy.Keep(e, linked) {
+		if linked || (!f.Cfg.LinkedOnly && policy.Keep(e, linked)) {
 			rows = append(rows, tables.Pair{
 				DocA: int64(p.A), DocB: int64(p.B), Shared: int32(p.Count),
 				SketchSizeA: int32(p.SizeA), SketchSizeB: int32(p.SizeB),

@@ -40,11 +40,39 @@ type Config struct {
 	SuperSize    int
 	Bands        int
 	Verify       bool
+	// LinkedOnly (--pairs=linked) narrows the pairs table to the linked
+	// pairs, for runs that need no recluster: phase 3 then skips pairs
+	// whose sketch sizes alone rule out a link (see sizesMayLink), and the
+	// contained table is written only where it stays complete.
+	LinkedOnly   bool
 	Partitions   int    // hash partitions of every shuffle
 	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
 	Seed         uint64 // fingerprint seed
 	TempDir      string // where table shards are written before the launcher publishes them
+}
+
+// sizesMayLink reports whether a pair of documents with these sketch sizes
+// may link, so that phase 3 must count it. Only under LinkedOnly, a MOD_m
+// sketch and a resemblance-only policy can it say no: the estimate
+// shared/(a+b-shared) is at most min(a,b)/max(a,b), reached when the
+// smaller sketch is all shared, so a pair whose sizes keep that bound under
+// the threshold never links. Containment has no such bound (a small
+// document may lie wholly inside a large one), nor do MIN_s and MinHash
+// sketches, whose sizes do not follow the documents'.
+func (cfg Config) sizesMayLink(a, b uint32) bool {
+	if !cfg.LinkedOnly || cfg.Sketch.Kind != sketch.Mod || cfg.Policy.Containment > 0 {
+		return true
+	}
+	lo, hi := min(a, b), max(a, b)
+	return sketch.ModResemblance(int(lo), int(lo), int(hi)) >= cfg.Policy.Resemblance
+}
+
+// keepsContained reports whether the contained table is written: always,
+// unless LinkedOnly leaves the pairs table without the unlinked pairs a
+// resemblance-only policy's contained table is made of.
+func (cfg Config) keepsContained() bool {
+	return !cfg.LinkedOnly || cfg.Policy.Containment > 0
 }
 
 // Broder's three levels of equivalence, each found with one fingerprint:

@@ -12,9 +12,10 @@ import (
 )
 
 var (
-	pairTriplets = beam.NewCounter(Namespace, "pair_triplets")
-	pairsCounted = beam.NewCounter(Namespace, "pairs")
-	phase3Time   = newPhaseTimer("phase3_pair_count")
+	pairTriplets    = beam.NewCounter(Namespace, "pair_triplets")
+	tripletsSkipped = beam.NewCounter(Namespace, "pair_triplets_skipped")
+	pairsCounted    = beam.NewCounter(Namespace, "pairs")
+	phase3Time      = newPhaseTimer("phase3_pair_count")
 )
 
 func init() {
@@ -57,7 +58,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 	}
 	parts := f.Cfg.Partitions
 	byPart := make([][]packed.Pair, parts)
-	var n int64
+	var n, skipped int64
 	for i := 0; i < len(lists); {
 		j := i + 1
 		for j < len(lists) && lists[j].Shingle == lists[i].Shingle {
@@ -67,6 +68,10 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 		for x := range docs {
 			for y := x + 1; y < len(docs); y++ {
 				a, b := docs[x], docs[y]
+				if !f.Cfg.sizesMayLink(a.Size, b.Size) {
+					skipped++
+					continue
+				}
 				p := int(packed.PairHash(a.Doc, b.Doc) % uint64(parts))
 				byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: 1,
 					SizeA: a.Size, SizeB: b.Size, RankA: a.Rank, RankB: b.Rank})
@@ -76,6 +81,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 		i = j
 	}
 	pairTriplets.Inc(ctx, n)
+	tripletsSkipped.Inc(ctx, skipped)
 	// Summing here, before the shuffle, is the combiner of Broder's
 	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
 	// ranks, so its triplets travel as they are.

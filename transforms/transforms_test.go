@@ -187,3 +187,38 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*keyed)(nil)).Elem())
 	register.Function2x0[keyed, func(int, []byte)](kvFromStruct)
 }
+
+// TestSizesMayLinkNeverSkipsALink: a pair phase 3 skips by its sketch
+// sizes cannot reach the threshold whatever it shares, and the skip is
+// made only where it may be (LinkedOnly, MOD_m, resemblance only).
+func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
+	for _, th := range []float64{0.2, 0.5, 0.8, 0.9, 1} {
+		cfg := Config{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: th}, LinkedOnly: true}
+		var skips int
+		for a := uint32(1); a <= 60; a++ {
+			for b := uint32(1); b <= 60; b++ {
+				if cfg.sizesMayLink(a, b) {
+					continue
+				}
+				skips++
+				for shared := 1; shared <= int(min(a, b)); shared++ {
+					if r := sketch.ModResemblance(shared, int(a), int(b)); r >= th {
+						t.Fatalf("threshold %g: sizes %d, %d skipped, but %d shared gives resemblance %g", th, a, b, shared, r)
+					}
+				}
+			}
+		}
+		if th < 1 && skips == 0 {
+			t.Errorf("threshold %g: no sizes skipped", th)
+		}
+	}
+	for _, cfg := range []Config{
+		{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: 0.5}},
+		{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: 0.5, Containment: 0.8}, LinkedOnly: true},
+		{Sketch: sketch.Spec{Kind: sketch.Min, N: 100}, Policy: policy.Policy{Resemblance: 0.5}, LinkedOnly: true},
+	} {
+		if !cfg.sizesMayLink(1, 100) {
+			t.Errorf("%+v: skipped a pair it must count", cfg)
+		}
+	}
+}

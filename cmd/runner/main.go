@@ -52,6 +52,7 @@ var (
 	maxShingleDocs = flag.Int("max-shingle-docs", 1000, "drop shingles found in more documents than this")
 	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked (shorthand for --policy resemblance:T)")
 	policyFlag     = flag.String("policy", "", "which pairs link: resemblance:T, containment:T (either document contained in the other), or both comma-separated (default resemblance:--threshold)")
+	pairsFlag      = flag.String("pairs", "all", "what the pairs table keeps: all (every pair recluster and the contained table need) or linked (only linked pairs; phase 3 skips pairs whose sketch sizes rule out a link under a resemblance policy; no recluster)")
 	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
 	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: one per 8 MiB of input, at least 4)")
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
@@ -64,7 +65,7 @@ var (
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
-	"max-shingle-docs", "threshold", "policy", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
+	"max-shingle-docs", "threshold", "policy", "pairs", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
 var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true}
@@ -257,6 +258,9 @@ func options() (pipelines.Options, error) {
 	default:
 		return opt, usage("--mode must be pairs or supershingle, not %q", *modeFlag)
 	}
+	if *pairsFlag != "all" && *pairsFlag != "linked" {
+		return opt, usage("--pairs must be all or linked, not %q", *pairsFlag)
+	}
 	if *maxShingleDocs < 2 {
 		return opt, usage("--max-shingle-docs must be at least 2")
 	}
@@ -297,6 +301,7 @@ func options() (pipelines.Options, error) {
 			SuperSize:      *superSize,
 			Bands:          *bands,
 			Verify:         verify,
+			LinkedOnly:     *pairsFlag == "linked",
 			MaxDocBytes:    *maxDocBytes,
 			SkipBadFiles:   *onBadFile == "skip",
 			Partitions:     *partitions,
