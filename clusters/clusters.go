@@ -18,50 +18,111 @@ import (
 
 // Components runs union-find over the edges. It returns one assignment per
 // document in a cluster, in doc ID order, the statistics of every cluster
-// in cluster ID order, and the union-find's memory per document.
+// in cluster ID order, and the union-find's memory per document. It is
+// the single-process form of what the pipeline spreads over workers: the
+// links' components, then Attach and Summarize.
 func Components(edges []packed.Edge) (assign []packed.Assignment, stats []packed.ClusterStat, bytesPerID float64) {
 	uf := unionfind.New(2 * len(edges))
-	copyOf := make(map[uint64]uint64)
+	var links, copies []packed.Edge
 	for _, e := range edges {
-		uf.Union(e.A, e.B)
 		if e.Copy {
-			copyOf[e.B] = e.A
-		}
-	}
-	byRoot := map[uint64]*packed.ClusterStat{}
-	stat := func(root uint64) *packed.ClusterStat {
-		st := byRoot[root]
-		if st == nil {
-			st = &packed.ClusterStat{Cluster: root, MinResemblance: math.Inf(1)}
-			byRoot[root] = st
-		}
-		return st
-	}
-	for _, e := range edges {
-		st := stat(uf.Find(e.A))
-		if e.Copy {
-			st.Copies++
+			copies = append(copies, e)
 			continue
 		}
-		st.Links++
-		st.MinResemblance = min(st.MinResemblance, e.Resemblance)
-		st.SumResemblance += e.Resemblance
+		uf.Union(e.A, e.B)
+		links = append(links, e)
 	}
-	assign = make([]packed.Assignment, 0, uf.Len())
-	uf.Each(func(id, root uint64) {
-		stat(root).Size++
-		a := packed.Assignment{Doc: id, Cluster: root, IdenticalTo: packed.NoDoc}
-		if rep, ok := copyOf[id]; ok {
-			a.IdenticalTo = rep
-		}
-		assign = append(assign, a)
-	})
-	stats = make([]packed.ClusterStat, 0, len(byRoot))
-	for _, st := range byRoot {
-		stats = append(stats, *st)
-	}
-	slices.SortFunc(stats, func(x, y packed.ClusterStat) int { return cmp.Compare(x.Cluster, y.Cluster) })
+	var labels []packed.Arc
+	uf.Each(func(id, root uint64) { labels = append(labels, packed.Arc{U: id, V: root}) })
+	members, clinks := Attach(labels, links, copies, func(doc uint64) uint64 { return doc })
+	assign, stats = Summarize(members, clinks)
 	return assign, stats, uf.BytesPerID()
+}
+
+// Attach labels what a cluster summary needs with the component of each
+// document: labels holds, for documents in links, <doc, label> (U the
+// doc, V any name of its component that no other component shares); links
+// and copies are edges whose A is labelled or, for a copy, is a
+// representative (whose own label is own(A) when it has no links). It
+// returns the members, one per document (Cluster the component's label,
+// IdenticalTo set for copies), and the links with their component's
+// label. The pipeline calls it on each doc partition, where a document's
+// label, links from it and copies of it meet; the inputs are reordered.
+func Attach(labels []packed.Arc, links, copies []packed.Edge, own func(doc uint64) uint64) (members []packed.Assignment, clinks []packed.ClusterLink) {
+	slices.SortFunc(labels, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
+	labels = slices.CompactFunc(labels, func(x, y packed.Arc) bool { return x.U == y.U })
+	labelOf := func(doc uint64) (uint64, bool) {
+		k, ok := slices.BinarySearchFunc(labels, doc, func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) })
+		if !ok {
+			return 0, false
+		}
+		return labels[k].V, true
+	}
+	for _, l := range labels {
+		members = append(members, packed.Assignment{Doc: l.U, Cluster: l.V, IdenticalTo: packed.NoDoc})
+	}
+	for _, e := range links {
+		comp, _ := labelOf(e.A) // a link's documents are always labelled
+		clinks = append(clinks, packed.ClusterLink{Comp: comp, A: e.A, B: e.B, Resemblance: e.Resemblance})
+	}
+	// A representative without links is a member once, however many
+	// copies it has.
+	slices.SortFunc(copies, func(x, y packed.Edge) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+	for i, c := range copies {
+		comp, ok := labelOf(c.A)
+		if !ok {
+			comp = own(c.A)
+			if i == 0 || copies[i-1].A != c.A {
+				members = append(members, packed.Assignment{Doc: c.A, Cluster: comp, IdenticalTo: packed.NoDoc})
+			}
+		}
+		members = append(members, packed.Assignment{Doc: c.B, Cluster: comp, IdenticalTo: c.A})
+	}
+	return members, clinks
+}
+
+// Summarize turns the members and links of whole components (as Attach
+// gives them; any number of components, all of each) into one assignment
+// per member and one statistic per cluster. A cluster is named by its
+// smallest member, whatever the components' labels; its links are summed
+// in (A, B) order, so that the mean resemblance does not depend on the
+// order links arrived in. Assignments come in doc order, statistics in
+// cluster order; the inputs are reordered.
+func Summarize(members []packed.Assignment, links []packed.ClusterLink) (assign []packed.Assignment, stats []packed.ClusterStat) {
+	slices.SortFunc(members, func(x, y packed.Assignment) int {
+		return cmp.Or(cmp.Compare(x.Cluster, y.Cluster), cmp.Compare(x.Doc, y.Doc))
+	})
+	slices.SortFunc(links, func(x, y packed.ClusterLink) int {
+		return cmp.Or(cmp.Compare(x.Comp, y.Comp), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
+	})
+	assign = make([]packed.Assignment, 0, len(members))
+	li := 0
+	for i := 0; i < len(members); {
+		comp := members[i].Cluster
+		j := i
+		st := packed.ClusterStat{Cluster: members[i].Doc, MinResemblance: math.Inf(1)} // the smallest member
+		for ; j < len(members) && members[j].Cluster == comp; j++ {
+			m := members[j]
+			st.Size++
+			if m.IdenticalTo != packed.NoDoc {
+				st.Copies++
+			}
+			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo})
+		}
+		for li < len(links) && links[li].Comp < comp {
+			li++ // cannot happen: a link's component has members
+		}
+		for ; li < len(links) && links[li].Comp == comp; li++ {
+			st.Links++
+			st.MinResemblance = min(st.MinResemblance, links[li].Resemblance)
+			st.SumResemblance += links[li].Resemblance
+		}
+		stats = append(stats, st)
+		i = j
+	}
+	slices.SortFunc(assign, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
+	slices.SortFunc(stats, func(x, y packed.ClusterStat) int { return cmp.Compare(x.Cluster, y.Cluster) })
+	return assign, stats
 }
 
 // Counts is how Join placed the documents.

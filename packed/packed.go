@@ -226,6 +226,60 @@ func AppendAssignments(dst []Assignment, b []byte) ([]Assignment, error) {
 	return dst, nil
 }
 
+// Arc is two 64-bit nodes: an edge of the connected-components rounds
+// (components.Edge: larger node first) or a node and its component's
+// label (components.Label).
+type Arc struct{ U, V uint64 }
+
+// ArcSize is the encoded size of an Arc.
+const ArcSize = 16
+
+// Append appends the encoding of a to b.
+func (a Arc) Append(b []byte) []byte {
+	b = le.AppendUint64(b, a.U)
+	return le.AppendUint64(b, a.V)
+}
+
+// AppendArcs decodes the arcs in b and appends them to dst.
+func AppendArcs(dst []Arc, b []byte) ([]Arc, error) {
+	if len(b)%ArcSize != 0 {
+		return dst, fmt.Errorf("packed: arcs batch of %d bytes is not a multiple of %d", len(b), ArcSize)
+	}
+	for ; len(b) > 0; b = b[ArcSize:] {
+		dst = append(dst, Arc{le.Uint64(b), le.Uint64(b[8:])})
+	}
+	return dst, nil
+}
+
+// ClusterLink is a link of phase 4 with the label of the component it
+// lies in, on its way to that component's summary.
+type ClusterLink struct {
+	Comp, A, B  uint64
+	Resemblance float64
+}
+
+// ClusterLinkSize is the encoded size of a ClusterLink.
+const ClusterLinkSize = 32
+
+// Append appends the encoding of l to b.
+func (l ClusterLink) Append(b []byte) []byte {
+	b = le.AppendUint64(b, l.Comp)
+	b = le.AppendUint64(b, l.A)
+	b = le.AppendUint64(b, l.B)
+	return le.AppendUint64(b, math.Float64bits(l.Resemblance))
+}
+
+// AppendClusterLinks decodes the links in b and appends them to dst.
+func AppendClusterLinks(dst []ClusterLink, b []byte) ([]ClusterLink, error) {
+	if len(b)%ClusterLinkSize != 0 {
+		return dst, fmt.Errorf("packed: cluster links batch of %d bytes is not a multiple of %d", len(b), ClusterLinkSize)
+	}
+	for ; len(b) > 0; b = b[ClusterLinkSize:] {
+		dst = append(dst, ClusterLink{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), math.Float64frombits(le.Uint64(b[24:]))})
+	}
+	return dst, nil
+}
+
 // ClusterStat summarizes one cluster for the clusters table.
 type ClusterStat struct {
 	Cluster        uint64

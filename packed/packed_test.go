@@ -15,7 +15,10 @@ func TestRoundTrips(t *testing.T) {
 		es                     []Edge
 		as                     []Assignment
 		cs                     []ClusterStat
+		arcs                   []Arc
+		cls                    []ClusterLink
 		b1, b2, b3, b4, b5, b6 []byte
+		b7, b8                 []byte
 	)
 	for i := 0; i < 100; i++ {
 		p := Posting{rng.Uint64(), rng.Uint64(), rng.Uint32(), uint16(rng.Uint32())}
@@ -36,6 +39,10 @@ func TestRoundTrips(t *testing.T) {
 		as, b5 = append(as, a), a.Append(b5)
 		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64()}
 		cs, b6 = append(cs, c), c.Append(b6)
+		a7 := Arc{rng.Uint64(), rng.Uint64()}
+		arcs, b7 = append(arcs, a7), a7.Append(b7)
+		l := ClusterLink{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Float64()}
+		cls, b8 = append(cls, l), l.Append(b8)
 	}
 	check := func(name string, want, got any, err error) {
 		t.Helper()
@@ -55,6 +62,13 @@ func TestRoundTrips(t *testing.T) {
 	check("assignments", as, got5, err)
 	got6, err := AppendClusterStats(nil, b6)
 	check("cluster stats", cs, got6, err)
+	got7, err := AppendArcs(nil, b7)
+	check("arcs", arcs, got7, err)
+	got8, err := AppendClusterLinks(nil, b8)
+	check("cluster links", cls, got8, err)
+	if _, err := AppendArcs(nil, b7[:len(b7)-1]); err == nil {
+		t.Error("a truncated arcs batch decoded without error")
+	}
 
 	if _, err := AppendPostings(nil, b1[:len(b1)-1]); err == nil {
 		t.Error("a truncated postings batch decoded without error")

@@ -90,6 +90,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		cfg.Partitions = AutoPartitions(total)
 	}
 	m.Partitions = cfg.Partitions
+	resolveComponents(&cfg, total)
 	m.Settings = Settings(cfg)
 
 	out, err := output.Prepare(ctx, opt.Output, files, opt.Overwrite)
@@ -227,6 +228,33 @@ func Settings(cfg transforms.Config) map[string]string {
 		"partitions":          strconv.Itoa(cfg.Partitions),
 		"mode":                mode(cfg),
 		"pairs":               pairsKept(cfg),
+		"components":          cfg.Components,
+		"component_rounds":    strconv.Itoa(cfg.ComponentRounds),
+	}
+}
+
+// DistributedFromBytes is where --components=auto turns from the
+// single-worker union-find to the distributed rounds: 8 GiB of Parquet
+// input, about 4.5 million pages of the bench crawl. Below it the links
+// are few enough for one worker (the 1M-page bench crawl links 66,000
+// pairs, a few MB of union-find) and one shuffle beats seventeen
+// (DefaultComponentRounds rounds and the finish); above it a crawl's links
+// grow towards what no single worker should hold (README "Sizing").
+const DistributedFromBytes = 8 << 30
+
+// resolveComponents settles --components=auto by the input size, and the
+// rounds of the distributed way.
+func resolveComponents(cfg *transforms.Config, inputBytes int64) {
+	if cfg.Components == "" || cfg.Components == transforms.ComponentsAuto {
+		cfg.Components = transforms.ComponentsSingle
+		if inputBytes >= DistributedFromBytes {
+			cfg.Components = transforms.ComponentsDistributed
+		}
+	}
+	if cfg.Components != transforms.ComponentsDistributed {
+		cfg.ComponentRounds = 0
+	} else if cfg.ComponentRounds <= 0 {
+		cfg.ComponentRounds = transforms.DefaultComponentRounds
 	}
 }
 

@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,11 @@ type ReclusterOptions struct {
 	Overwrite bool
 	// Progress is as in Options; recluster reads no input rows.
 	Progress progress.Mode
+	// Components is how phase 4 finds the components (transforms.Components*;
+	// empty: auto, by the first run's input size), in ComponentRounds
+	// rounds if distributed (0: the default).
+	Components      string
+	ComponentRounds int
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
@@ -93,6 +99,10 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		m.Settings[k] = v
 	}
 	m.Settings["policy"] = opt.Policy.String()
+	cfg.Components, cfg.ComponentRounds = opt.Components, opt.ComponentRounds
+	resolveComponents(&cfg, src.InputBytes)
+	m.Settings["components"] = cfg.Components
+	m.Settings["component_rounds"] = strconv.Itoa(cfg.ComponentRounds)
 
 	out, err := output.Prepare(ctx, opt.Output, append(pairShards, docShards...), opt.Overwrite)
 	if err != nil {

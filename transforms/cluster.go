@@ -7,7 +7,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/clusters"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
@@ -17,15 +16,11 @@ import (
 var (
 	pairsLinked   = beam.NewCounter(Namespace, "links")
 	pairsReported = beam.NewCounter(Namespace, "pairs_reported")
-	clustersFound = beam.NewCounter(Namespace, "clusters")
-	clusteredDocs = beam.NewCounter(Namespace, "clustered_docs")
-	largest       = beam.NewCounter(Namespace, "largest_cluster")
 	phase4Time    = newPhaseTimer("phase4_cluster")
 )
 
 func init() {
 	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&estimateFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&unionFindFn{})
 }
 
 // Estimate computes Broder's estimates for one counted pair: the resemblance
@@ -53,7 +48,7 @@ func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64
 // Cluster is phase 4. It takes the counted pairs of PairCount and the
 // identical copies of Identical. Each pair is estimated and Config.Policy
 // decides whether it links its documents; Components then gives the
-// connected components of the links and copies, the clusters. It returns
+// connected components of the links, with the copies, the clusters. It returns
 // pairRows, PCollection<KV<int, []byte>> of pairs-table rows per pair
 // partition (see policy.Keep for which pairs), and the assignments and stats
 // of Components.
@@ -64,21 +59,18 @@ func Cluster(s beam.Scope, pairs, copies beam.PCollection, cfg Config) (pairRows
 	return pairRows, assignments, stats
 }
 
-// Components is the union-find of phase 4. It takes PCollections of
-// KV<int, []byte> packed.Edge batches under key 0 (links and identical
-// copies) and returns assignments, PCollection<KV<int, []byte>> of
-// packed.Assignment batches keyed by doc partition, one for every document
-// in a cluster, and stats, PCollection<KV<int, []byte>> of
-// packed.ClusterStat batches keyed by the doc partition of the cluster's
-// ID. Each cluster is named by its smallest doc ID, whatever the order of
-// the edges.
-func Components(s beam.Scope, cfg Config, edges ...beam.PCollection) (assignments, stats beam.PCollection) {
-	s = s.Scope("Components")
-	grouped := beam.GroupByKey(s, beam.Flatten(s, edges...))
-	return beam.ParDo2(s, &unionFindFn{Cfg: cfg}, grouped)
+type estimateFn struct {
+	Cfg   Config
+	links *batcher // the bundle's (see batcher)
 }
 
-type estimateFn struct{ Cfg Config }
+func (f *estimateFn) StartBundle(ctx context.Context, emitRows, emitLinks func(int, []byte)) {
+	f.links = nil
+}
+
+func (f *estimateFn) FinishBundle(ctx context.Context, emitRows, emitLinks func(int, []byte)) {
+	finishBatcher(&f.links, ctx, emitLinks)
+}
 
 func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte, emitRows, emitLinks func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -86,7 +78,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	if err != nil {
 		return err
 	}
-	links := newBatcher(ctx, "links", 1, emitLinks)
+	links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emitLinks)
 	var rows []tables.Pair
 	var nLinks int64
 	for _, p := range pairs {
@@ -96,7 +88,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		// the sketch estimate must confirm them.
 		linked := f.Cfg.Policy.Links(e) || (f.Cfg.SuperShingle && !f.Cfg.Verify)
 		if linked {
-			links.add(0, packed.Edge{A: p.A, B: p.B, Resemblance: res})
+			links.add(packed.Partition(p.A, f.Cfg.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: res})
 			nLinks++
 		}
 		if linked || (!f.Cfg.LinkedOnly && policy.Keep(e, linked)) {
@@ -107,7 +99,6 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			})
 		}
 	}
-	links.flush()
 	pairsLinked.Inc(ctx, nLinks)
 	pairsReported.Inc(ctx, int64(len(rows)))
 	if len(rows) > 0 {
@@ -117,33 +108,5 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		}
 		emitRows(part, b)
 	}
-	return nil
-}
-
-type unionFindFn struct{ Cfg Config }
-
-func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitAssign, emitStats func(int, []byte)) error {
-	defer phase4Time.done(ctx, time.Now())
-	edges, err := decodeBatches(batches, packed.AppendEdges)
-	if err != nil {
-		return err
-	}
-	assignments, stats, _ := clusters.Components(edges)
-	parts := f.Cfg.Partitions
-	assign := newBatcher(ctx, "assignments", parts, emitAssign)
-	for _, a := range assignments {
-		assign.add(packed.Partition(a.Doc, parts), a)
-	}
-	assign.flush()
-	out := newBatcher(ctx, "cluster_stats", parts, emitStats)
-	var big int64
-	for _, st := range stats {
-		big = max(big, int64(st.Size))
-		out.add(packed.Partition(st.Cluster, parts), st)
-	}
-	out.flush()
-	clustersFound.Inc(ctx, int64(len(stats)))
-	clusteredDocs.Inc(ctx, int64(len(assignments)))
-	largest.Inc(ctx, big)
 	return nil
 }

@@ -44,12 +44,17 @@ type Config struct {
 	// pairs, for runs that need no recluster: phase 3 then skips pairs
 	// whose sketch sizes alone rule out a link (see sizesMayLink), and the
 	// contained table is written only where it stays complete.
-	LinkedOnly   bool
-	Partitions   int    // hash partitions of every shuffle
-	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
-	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
-	Seed         uint64 // fingerprint seed
-	TempDir      string // where table shards are written before the launcher publishes them
+	LinkedOnly bool
+	// Components is how phase 4 finds the connected components:
+	// ComponentsSingle or ComponentsDistributed (the launcher resolves
+	// ComponentsAuto), the latter in ComponentRounds rounds.
+	Components      string
+	ComponentRounds int
+	Partitions      int    // hash partitions of every shuffle
+	MaxDocBytes     int    // documents longer than this are rejected (0: no limit)
+	SkipBadFiles    bool   // an unreadable file or row group is recorded and skipped instead of failing the run
+	Seed            uint64 // fingerprint seed
+	TempDir         string // where table shards are written before the launcher publishes them
 }
 
 // sizesMayLink reports whether a pair of documents with these sketch sizes

@@ -33,7 +33,7 @@ func init() {
 // batches keyed by shingle partition (the input of phase 2; in super-shingle
 // mode their super-shingles instead); copies, PCollection<KV<int, []byte>>
 // of packed.Edge batches (Copy set) joining each skipped copy to its
-// representative, all under key 0 for the union-find; and, in super-shingle
+// representative, keyed by the representative's doc partition; and, in super-shingle
 // mode only, reps, PCollection<KV<int, []byte>> of the representatives'
 // packed.Sketch batches keyed by doc partition, for the sketch join.
 func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, copies, reps beam.PCollection) {
@@ -66,7 +66,7 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	}
 	packed.SortSketches(all)
 	postings := bundleBatcher(&f.postings, ctx, "postings", f.Cfg.Partitions, emitPostings)
-	copies := bundleBatcher(&f.copies, ctx, "copies", 1, emitCopies)
+	copies := bundleBatcher(&f.copies, ctx, "copies", f.Cfg.Partitions, emitCopies)
 	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
 	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
 	var groups, skipped, reps int64
@@ -97,7 +97,7 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 			groups++
 			skipped += int64(j - i - 1)
 			for _, c := range all[i+1 : j] {
-				copies.add(0, packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Copy: true})
+				copies.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Copy: true})
 			}
 		}
 		i = j

@@ -22,7 +22,7 @@ func init() {
 // the pairs shards of an earlier run and returns pairRows, PCollection<KV<int,
 // []byte>> of pairs-table rows per shard with linked decided by
 // Config.Policy, and links, PCollection<KV<int, []byte>> of packed.Edge
-// batches under key 0 for Components.
+// batches keyed by the doc partition of A, for Components.
 func Relink(s beam.Scope, shards []string, cfg Config) (pairRows, links beam.PCollection) {
 	s = s.Scope("Relink")
 	in := make([]InputFile, len(shards))
@@ -32,7 +32,18 @@ func Relink(s beam.Scope, shards []string, cfg Config) (pairRows, links beam.PCo
 	return beam.ParDo2(s, &relinkFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, in)))
 }
 
-type relinkFn struct{ Cfg Config }
+type relinkFn struct {
+	Cfg   Config
+	links *batcher // the bundle's (see batcher)
+}
+
+func (f *relinkFn) StartBundle(ctx context.Context, emitRows, emitLinks func(int, []byte)) {
+	f.links = nil
+}
+
+func (f *relinkFn) FinishBundle(ctx context.Context, emitRows, emitLinks func(int, []byte)) {
+	finishBatcher(&f.links, ctx, emitLinks)
+}
 
 func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows, emitLinks func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -40,21 +51,20 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	if err != nil {
 		return err
 	}
-	links := newBatcher(ctx, "links", 1, emitLinks)
+	links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emitLinks)
 	kept := rows[:0]
 	var nLinks int64
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
 		r.Linked = f.Cfg.Policy.Links(e)
 		if r.Linked {
-			links.add(0, packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
+			links.add(packed.Partition(uint64(r.DocA), f.Cfg.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
 			nLinks++
 		}
 		if policy.Keep(e, r.Linked) {
 			kept = append(kept, r)
 		}
 	}
-	links.flush()
 	pairsLinked.Inc(ctx, nLinks)
 	pairsReported.Inc(ctx, int64(len(kept)))
 	if len(kept) > 0 {
@@ -71,14 +81,25 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // shards of an earlier run and returns meta, PCollection<KV<int, []byte>>
 // of its rows with the cluster columns cleared, keyed by doc partition (as
 // Sketch returns them), and copies, PCollection<KV<int, []byte>> of
-// packed.Edge batches under key 0 joining each identical copy to its
-// representative (as Identical returns them).
+// packed.Edge batches keyed by the doc partition of the representative,
+// joining each identical copy to it (as Identical returns them).
 func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies beam.PCollection) {
 	s = s.Scope("ReadDocs")
 	return beam.ParDo2(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
 }
 
-type readDocsFn struct{ Cfg Config }
+type readDocsFn struct {
+	Cfg    Config
+	copies *batcher // the bundle's (see batcher)
+}
+
+func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies func(int, []byte)) {
+	f.copies = nil
+}
+
+func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies func(int, []byte)) {
+	finishBatcher(&f.copies, ctx, emitCopies)
+}
 
 func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
@@ -88,11 +109,11 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	}
 	parts := f.Cfg.Partitions
 	metas := make([][]tables.Doc, parts)
-	copies := newBatcher(ctx, "copies", 1, emitCopies)
+	copies := bundleBatcher(&f.copies, ctx, "copies", parts, emitCopies)
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
 		if d.IdenticalTo != nil {
-			copies.add(0, packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Copy: true})
+			copies.add(packed.Partition(uint64(*d.IdenticalTo), parts), packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Copy: true})
 			nCopies++
 		}
 		switch d.Status {
@@ -107,7 +128,6 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 		p := packed.Partition(uint64(d.DocID), parts)
 		metas[p] = append(metas[p], d)
 	}
-	copies.flush()
 	if err := emitDocRows(ctx, metas, emitMeta); err != nil {
 		return err
 	}

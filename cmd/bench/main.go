@@ -29,7 +29,9 @@
 //   - --out (crawls, reused when already generated; default a temporary
 //     folder), --floor (run the reference, default true), --keep (keep the
 //     temporary folder), --seed, --repeat (keep the fastest of N runs),
-//     --profile DIR (CPU profiles of extra, unmeasured runs).
+//     --profile DIR (CPU profiles of extra, unmeasured runs), --components
+//     (the pipeline's way to the components; the summary reports its
+//     rounds, the records each shuffled and the most one worker held).
 //
 // A synthetic size of a million or more runs only if the size before it,
 // scaled to 100,000 documents, took under two minutes and the crawl fits
@@ -275,7 +277,8 @@ type run struct {
 	links      int64
 	outBytes   int64
 	ufBytesPer float64
-	textBytes  int64 // the floor's: text bytes it read
+	textBytes  int64  // the floor's: text bytes it read
+	components string // the pipeline's: how phase 4 found the components, and at what cost
 }
 
 const (
@@ -293,6 +296,7 @@ func benchMain(args []string) error {
 	keep := fs.Bool("keep", false, "keep the temporary folder (runner binary, outputs, logs, and crawls without --out)")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	repeat := fs.Int("repeat", 1, "run the pipeline and the floor this many times per size and keep the fastest run")
+	compsFlag := fs.String("components", "auto", "the pipeline's --components: auto, single or distributed")
 	profDir := fs.String("profile", "", "also write CPU profiles of the floor and of the in-process pipeline for every size into this folder (extra, unmeasured runs)")
 	fs.Parse(args)
 	if err := checkTextMode(*textFlag); err != nil {
@@ -363,7 +367,7 @@ func benchMain(args []string) error {
 	// profiles with --profile; it returns the pipeline's run and the first
 	// pass's seconds, and adds the runs and any warning.
 	measureTarget := func(t target) (br run, seconds float64, rss float64, err error) {
-		br, first, err := bestOf(*repeat, func(i int) (run, error) { return t.pipeline(runnerBin, i) })
+		br, first, err := bestOf(*repeat, func(i int) (run, error) { return t.pipeline(runnerBin, *compsFlag, i) })
 		if err != nil {
 			return br, 0, 0, err
 		}
@@ -519,11 +523,11 @@ func bestOf(n int, fn func(i int) (run, error)) (best run, first float64, err er
 
 // pipeline runs cmd/runner with its default flags (and the target's
 // column flags) on the crawl.
-func (t target) pipeline(runnerBin string, i int) (run, error) {
+func (t target) pipeline(runnerBin, comps string, i int) (run, error) {
 	out := filepath.Join(t.tmp, fmt.Sprintf("out-%s-beam", t.key))
 	defer os.RemoveAll(out)
 	fmt.Fprintf(os.Stderr, "bench: %s: running the pipeline\n", t.label())
-	args := append([]string{"--input", t.glob, "--output", out}, t.columnArgs()...)
+	args := append([]string{"--input", t.glob, "--output", out, "--components", comps}, t.columnArgs()...)
 	u, err := measure(runnerBin, args, filepath.Join(t.tmp, fmt.Sprintf("runner-%s-%d.log", t.key, i)))
 	if err != nil {
 		return run{}, err
@@ -538,7 +542,28 @@ func (t target) pipeline(runnerBin string, i int) (run, error) {
 	}
 	return run{crawl: t.crawl, synthetic: t.synthetic, docs: t.docs, textMB: t.textMB(), runner: runnerBeam, wall: u.wall, cpu: u.cpu, rssMB: u.rssMB,
 		phases: pipelinePhases(m), shuffled: shuffled(m.Counts),
-		clusters: m.Counts["clusters"], links: m.Counts["links"], outBytes: dirBytes(out)}, nil
+		clusters: m.Counts["clusters"], links: m.Counts["links"], outBytes: dirBytes(out), components: componentsCost(m)}, nil
+}
+
+// componentsCost is how phase 4 found the components and what it held:
+// the way, and for the distributed one the records each round shuffled,
+// the residual left to the finishing union-find and the most records one
+// worker held in any step (for the single way: every link).
+func componentsCost(m *output.Manifest) string {
+	c := m.Counts
+	s := fmt.Sprintf("%s: %s links, at most %s records on one worker", m.Settings["components"], group(c["links"]), group(c["components_max_worker_records"]))
+	if m.Settings["components"] != "distributed" {
+		return s
+	}
+	var rounds []string
+	for i := 0; ; i++ {
+		n, ok := c[fmt.Sprintf("components_round_%02d_records", i)]
+		if !ok {
+			break
+		}
+		rounds = append(rounds, group(n))
+	}
+	return s + fmt.Sprintf("; %d rounds shuffling %s records; %s residual edges", len(rounds), strings.Join(rounds, " / "), group(c["components_residual_edges"]))
 }
 
 // floor runs the plain-Go reference, this binary's floor subcommand.
@@ -808,6 +833,11 @@ func summary(runs []run) []string {
 		}
 		if len(parts) > 0 {
 			lines = append(lines, fmt.Sprintf("growth, %s, %s: %s", name, rs[0].crawl, strings.Join(parts, "; ")))
+		}
+	}
+	for _, r := range runs {
+		if r.components != "" {
+			lines = append(lines, fmt.Sprintf("components, %s: %s", r.name(), r.components))
 		}
 	}
 	for _, r := range runs {

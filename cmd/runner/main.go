@@ -53,6 +53,8 @@ var (
 	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked (shorthand for --policy resemblance:T)")
 	policyFlag     = flag.String("policy", "", "which pairs link: resemblance:T, containment:T (either document contained in the other), or both comma-separated (default resemblance:--threshold)")
 	pairsFlag      = flag.String("pairs", "all", "what the pairs table keeps: all (every pair recluster and the contained table need) or linked (only linked pairs; phase 3 skips pairs whose sketch sizes rule out a link under a resemblance policy; no recluster)")
+	componentsFlag = flag.String("components", "auto", "how phase 4 finds the connected components: single (one worker's union-find), distributed (large-star/small-star rounds over all workers), or auto (single below 8 GiB of input)")
+	rounds         = flag.Int("component-rounds", 16, "distributed components: large-star/small-star rounds before the finishing union-find of what is left")
 	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
 	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: one per 8 MiB of input, at least 4)")
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
@@ -65,10 +67,11 @@ var (
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
-	"max-shingle-docs", "threshold", "policy", "pairs", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
+	"max-shingle-docs", "threshold", "policy", "pairs", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
-var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true}
+var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true,
+	"components": true, "component-rounds": true}
 
 func init() {
 	flag.Usage = func() {
@@ -192,7 +195,24 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 	if err != nil {
 		return opt, err
 	}
-	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite, Progress: mode}, nil
+	if err := checkComponents(); err != nil {
+		return opt, err
+	}
+	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite, Progress: mode,
+		Components: *componentsFlag, ComponentRounds: *rounds}, nil
+}
+
+// checkComponents checks --components and --component-rounds.
+func checkComponents() error {
+	switch *componentsFlag {
+	case transforms.ComponentsAuto, transforms.ComponentsSingle, transforms.ComponentsDistributed:
+	default:
+		return usage("--components must be auto, single or distributed, not %q", *componentsFlag)
+	}
+	if *rounds < 0 {
+		return usage("--component-rounds must be 0 or more")
+	}
+	return nil
 }
 
 // progressMode is --progress for stderr.
@@ -258,6 +278,9 @@ func options() (pipelines.Options, error) {
 	default:
 		return opt, usage("--mode must be pairs or supershingle, not %q", *modeFlag)
 	}
+	if err := checkComponents(); err != nil {
+		return opt, err
+	}
 	if *pairsFlag != "all" && *pairsFlag != "linked" {
 		return opt, usage("--pairs must be all or linked, not %q", *pairsFlag)
 	}
@@ -292,20 +315,22 @@ func options() (pipelines.Options, error) {
 				Text: *textColumn, HTML: *htmlColumn, URL: *urlColumn, ID: *idColumn, Date: *dateColumn,
 				URLRequired: set["url-column"], IDRequired: set["id-column"], DateRequired: set["date-column"],
 			},
-			ShingleWords:   *shingleWords,
-			Sketch:         spec,
-			Equivalence:    *equivalence,
-			MaxShingleDocs: *maxShingleDocs,
-			Policy:         pol,
-			SuperShingle:   super,
-			SuperSize:      *superSize,
-			Bands:          *bands,
-			Verify:         verify,
-			LinkedOnly:     *pairsFlag == "linked",
-			MaxDocBytes:    *maxDocBytes,
-			SkipBadFiles:   *onBadFile == "skip",
-			Partitions:     *partitions,
-			Seed:           *seed,
+			ShingleWords:    *shingleWords,
+			Sketch:          spec,
+			Equivalence:     *equivalence,
+			MaxShingleDocs:  *maxShingleDocs,
+			Policy:          pol,
+			SuperShingle:    super,
+			SuperSize:       *superSize,
+			Bands:           *bands,
+			Verify:          verify,
+			LinkedOnly:      *pairsFlag == "linked",
+			Components:      *componentsFlag,
+			ComponentRounds: *rounds,
+			MaxDocBytes:     *maxDocBytes,
+			SkipBadFiles:    *onBadFile == "skip",
+			Partitions:      *partitions,
+			Seed:            *seed,
 		},
 	}
 	return opt, nil

@@ -1,0 +1,434 @@
+package transforms
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/clusters"
+	"github.com/neardup/neardup/components"
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/packed"
+)
+
+// How phase 4 finds the connected components of the links (--components).
+const (
+	ComponentsAuto        = "auto"        // chosen by the launcher from the input size
+	ComponentsSingle      = "single"      // one worker's union-find over every link
+	ComponentsDistributed = "distributed" // large-star/small-star rounds over all workers
+)
+
+// DefaultComponentRounds is how many large-star/small-star rounds the
+// distributed components run before the finish (see package components
+// and the README: clusters of near-duplicates become stars within 6 to 14
+// rounds; a chain of a million documents leaves about a thousand edges to
+// the finishing union-find after 16).
+const DefaultComponentRounds = 16
+
+// The tallies of phase 4, combined by maximum rather than summed.
+var maxTallies = map[string]bool{"largest_cluster": true, "components_max_worker_records": true}
+
+func init() {
+	register.Function2x2[int, []byte, int, []byte](toKeyZero)
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&unionFindFn{})
+	register.DoFn3x1[context.Context, []byte, func(int, []byte), error](&starStartFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&starRoundFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&classifyFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&residualFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&relabelFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&summarizeFn{})
+	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeTalliesFn{})
+	register.Emitter2[string, int64]()
+	register.Iter1[int64]()
+}
+
+// Components is the clustering of phase 4. It takes links and copies,
+// PCollection<KV<int, []byte>> of packed.Edge batches keyed by the doc
+// partition of A (phase 4's links; identical copies joined to their
+// representative, A). It finds the connected components of the links
+// (one worker's union-find, or large-star/small-star rounds over all
+// workers: Config.Components), attaches the copies, and summarizes each
+// cluster where its members meet. It returns assignments,
+// PCollection<KV<int, []byte>> of packed.Assignment batches keyed by doc
+// partition, one for every document in a cluster, and stats,
+// PCollection<KV<int, []byte>> of packed.ClusterStat batches keyed by the
+// doc partition of the cluster's ID. Each cluster is named by its smallest
+// doc ID, whatever the order of the edges or the way chosen; the figures
+// of the way chosen go to the manifest.
+func Components(s beam.Scope, cfg Config, links, copies beam.PCollection) (assignments, stats beam.PCollection) {
+	s = s.Scope("Components")
+	var labels, tallies beam.PCollection
+	if cfg.Components == ComponentsDistributed {
+		labels, tallies = starComponents(s, links, cfg)
+	} else {
+		labels, tallies = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
+	}
+	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies))
+	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Cfg: cfg}, beam.CoGroupByKey(s, members, clinks))
+	if cfg.TempDir != "" { // tests without an output folder have nowhere to put them
+		writeTallies(s, "components", cfg, tallies, summary)
+	}
+	return assignments, stats
+}
+
+// node is a document's node in the components: its doc ID mixed, so that
+// the rounds meet the documents in an order unrelated to their IDs (the
+// rounds shrink a chain whose IDs grow along it very slowly: a path of
+// 100,000 in order is still 99,936 edges after 12 rounds, shuffled 651).
+func node(doc uint64) uint64 { return fingerprint.Mix(doc) }
+
+// toKeyZero sends a batch to the single union-find.
+func toKeyZero(_ int, b []byte) (int, []byte) { return 0, b }
+
+// unionFindFn is the single-worker way: every link in one union-find.
+type unionFindFn struct{ Cfg Config }
+
+func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	defer phase4Time.done(ctx, time.Now())
+	var arcs []components.Edge
+	err := eachBatch(batches, func(b []byte) error {
+		edges, err := packed.AppendEdges(nil, b)
+		for _, e := range edges {
+			if a, ok := components.Of(node(e.A), node(e.B)); ok {
+				arcs = append(arcs, a)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	tally("components_max_worker_records", int64(len(arcs)))
+	emitLabels(ctx, f.Cfg, components.Residual(arcs), emit)
+	return nil
+}
+
+// emitLabels sends labels of nodes to the doc partitions of their
+// documents, as <doc, label> arcs.
+func emitLabels(ctx context.Context, cfg Config, labels []components.Label, emit func(int, []byte)) {
+	out := newBatcher(ctx, "labels", cfg.Partitions, emit)
+	for _, l := range labels {
+		doc := fingerprint.UnMix(l.Node)
+		out.add(packed.Partition(doc, cfg.Partitions), packed.Arc{U: doc, V: l.Comp})
+	}
+	out.flush()
+}
+
+// starComponents is the distributed way (package components): the links
+// routed to their nodes' partitions, Config.ComponentRounds rounds of
+// large-star and small-star, each a shuffle of the edges by node
+// partition, then the finish: nodes classified, the residual union-find
+// on one worker, leaves relabelled by their roots. It returns the labels,
+// PCollection<KV<int, []byte>> of <doc, label> packed.Arc batches keyed by
+// doc partition, and the tallies of the rounds.
+func starComponents(s beam.Scope, links beam.PCollection, cfg Config) (labels, tallies beam.PCollection) {
+	s = s.Scope("StarComponents")
+	edges := beam.ParDo(s, &starStartFn{Cfg: cfg}, beam.DropKey(s, links))
+	var talls []beam.PCollection
+	for i := range cfg.ComponentRounds {
+		var t beam.PCollection
+		rs := s.Scope(fmt.Sprintf("Round%02d", i))
+		edges, t = beam.ParDo2(rs, &starRoundFn{Cfg: cfg, Round: i}, beam.GroupByKey(rs, edges))
+		talls = append(talls, t)
+	}
+	roots, leaves, residual, t := beam.ParDo4(s, &classifyFn{Cfg: cfg}, beam.GroupByKey(s, edges))
+	resid, rt := beam.ParDo2(s, &residualFn{Cfg: cfg}, beam.GroupByKey(s, residual))
+	labels = beam.ParDo(s, &relabelFn{Cfg: cfg}, beam.CoGroupByKey(s, roots, leaves, resid))
+	return labels, beam.Flatten(s, append(talls, t, rt)...)
+}
+
+// routeEdges sends edges to the groups of a round of kind r (or of the
+// classification, routed as a large-star round) as <node, neighbour> arcs
+// keyed by the node's partition.
+func routeEdges(out *batcher, r components.Round, edges []components.Edge, parts int) {
+	for _, e := range edges {
+		components.Route(r, e, func(n, v uint64) {
+			out.add(packed.Partition(n, parts), packed.Arc{U: n, V: v})
+		})
+	}
+}
+
+// nextKind is the kind of round (or the classification's routing) that
+// follows round i of rounds.
+func nextKind(i, rounds int) components.Round {
+	if i+1 < rounds {
+		return components.Kind(i + 1)
+	}
+	return components.Large
+}
+
+type starStartFn struct {
+	Cfg Config
+	out *batcher
+}
+
+func (f *starStartFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *starStartFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
+
+func (f *starStartFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
+	defer phase4Time.done(ctx, time.Now())
+	b, err := packed.Open(nil, batch)
+	if err != nil {
+		return err
+	}
+	links, err := packed.AppendEdges(nil, b)
+	if err != nil {
+		return err
+	}
+	edges := make([]components.Edge, 0, len(links))
+	for _, l := range links {
+		if e, ok := components.Of(node(l.A), node(l.B)); ok {
+			edges = append(edges, e)
+		}
+	}
+	routeEdges(bundleBatcher(&f.out, ctx, "component_edges", f.Cfg.Partitions, emit), nextKind(-1, f.Cfg.ComponentRounds), edges, f.Cfg.Partitions)
+	return nil
+}
+
+// starRoundFn is round Round on one node partition.
+type starRoundFn struct {
+	Cfg   Config
+	Round int
+	out   *batcher
+}
+
+func (f *starRoundFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
+	f.out = nil
+}
+
+func (f *starRoundFn) FinishBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.out, ctx, emit)
+}
+
+func (f *starRoundFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	defer phase4Time.done(ctx, time.Now())
+	in, err := decodeBatches(batches, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	tally(fmt.Sprintf("components_round_%02d_records", f.Round), int64(len(in)))
+	tally("components_max_worker_records", int64(len(in)))
+	out := components.Step(components.Kind(f.Round), nil, in)
+	routeEdges(bundleBatcher(&f.out, ctx, "component_edges", f.Cfg.Partitions, emit), nextKind(f.Round, f.Cfg.ComponentRounds), out, f.Cfg.Partitions)
+	return nil
+}
+
+// classifyFn is the finish's first step on one node partition: roots go to
+// their own partition, leaves to their root's, and the residual edges of
+// tangled nodes to the one union-find.
+type classifyFn struct{ Cfg Config }
+
+func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitRoots, emitLeaves, emitResidual func(int, []byte), tally func(string, int64)) error {
+	defer phase4Time.done(ctx, time.Now())
+	in, err := decodeBatches(batches, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	tally("components_max_worker_records", int64(len(in)))
+	parts := f.Cfg.Partitions
+	roots := newBatcher(ctx, "component_roots", parts, emitRoots)
+	leaves := newBatcher(ctx, "component_leaves", parts, emitLeaves)
+	residual := newBatcher(ctx, "component_residual", 1, emitResidual)
+	var res []components.Edge
+	components.Classify(in, func(u uint64, c components.Class, nbrs []uint64) {
+		switch c {
+		case components.Root:
+			roots.add(packed.Partition(u, parts), packed.Arc{U: u, V: u})
+		case components.Leaf:
+			leaves.add(packed.Partition(nbrs[0], parts), packed.Arc{U: u, V: nbrs[0]})
+		case components.Tangled:
+			res = components.AppendResidual(res[:0], u, nbrs)
+			for _, e := range res {
+				residual.add(0, e)
+			}
+		}
+	})
+	roots.flush()
+	leaves.flush()
+	residual.flush()
+	return nil
+}
+
+// residualFn is the finish's union-find over what the rounds left.
+type residualFn struct{ Cfg Config }
+
+func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	defer phase4Time.done(ctx, time.Now())
+	edges, err := decodeBatches(batches, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	tally("components_residual_edges", int64(len(edges)))
+	tally("components_max_worker_records", int64(len(edges)))
+	parts := f.Cfg.Partitions
+	out := newBatcher(ctx, "component_residual_labels", parts, emit)
+	for _, l := range components.Residual(edges) {
+		out.add(packed.Partition(l.Node, parts), packed.Arc{U: l.Node, V: l.Comp})
+	}
+	out.flush()
+	return nil
+}
+
+// relabelFn is the finish on one node partition: its roots, their leaves
+// and the residual labels of its nodes become every node's label.
+type relabelFn struct{ Cfg Config }
+
+func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt, residIt func(*[]byte) bool, emit func(int, []byte)) error {
+	defer phase4Time.done(ctx, time.Now())
+	rootArcs, err := decodeBatches(rootsIt, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	leaves, err := decodeBatches(leavesIt, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	residArcs, err := decodeBatches(residIt, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	roots := make([]uint64, len(rootArcs))
+	for i, r := range rootArcs {
+		roots[i] = r.U
+	}
+	resid := make([]components.Label, len(residArcs))
+	for i, r := range residArcs {
+		resid[i] = components.Label{Node: r.U, Comp: r.V}
+	}
+	var labels []components.Label
+	components.Relabel(roots, leaves, resid, func(l components.Label) { labels = append(labels, l) })
+	emitLabels(ctx, f.Cfg, labels, emit)
+	return nil
+}
+
+// attachFn meets, on one doc partition, the labels of its documents, the
+// links from them and the copies of them, and sends members and links to
+// their component's partition.
+type attachFn struct{ Cfg Config }
+
+func (f *attachFn) ProcessElement(ctx context.Context, _ int, labelsIt, linksIt, copiesIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
+	defer phase4Time.done(ctx, time.Now())
+	labels, err := decodeBatches(labelsIt, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	links, err := decodeBatches(linksIt, packed.AppendEdges)
+	if err != nil {
+		return err
+	}
+	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
+	if err != nil {
+		return err
+	}
+	members, clinks := clusters.Attach(labels, links, copies, node)
+	parts := f.Cfg.Partitions
+	mo := newBatcher(ctx, "members", parts, emitMembers)
+	for _, m := range members {
+		mo.add(packed.Partition(m.Cluster, parts), m)
+	}
+	mo.flush()
+	lo := newBatcher(ctx, "cluster_links", parts, emitLinks)
+	for _, l := range clinks {
+		lo.add(packed.Partition(l.Comp, parts), l)
+	}
+	lo.flush()
+	return nil
+}
+
+// summarizeFn makes, on one component partition, the assignments and
+// statistics of its clusters.
+type summarizeFn struct{ Cfg Config }
+
+func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, linksIt func(*[]byte) bool, emitAssign, emitStats func(int, []byte), tally func(string, int64)) error {
+	defer phase4Time.done(ctx, time.Now())
+	members, err := decodeBatches(membersIt, packed.AppendAssignments)
+	if err != nil {
+		return err
+	}
+	links, err := decodeBatches(linksIt, packed.AppendClusterLinks)
+	if err != nil {
+		return err
+	}
+	assign, stats := clusters.Summarize(members, links)
+	parts := f.Cfg.Partitions
+	ao := newBatcher(ctx, "assignments", parts, emitAssign)
+	for _, a := range assign {
+		ao.add(packed.Partition(a.Doc, parts), a)
+	}
+	ao.flush()
+	so := newBatcher(ctx, "cluster_stats", parts, emitStats)
+	var big int64
+	for _, st := range stats {
+		big = max(big, int64(st.Size))
+		so.add(packed.Partition(st.Cluster, parts), st)
+	}
+	so.flush()
+	tally("clusters", int64(len(stats)))
+	tally("clustered_docs", int64(len(assign)))
+	tally("largest_cluster", big)
+	return nil
+}
+
+// writeTallies combines figures the DoFns report as data (PCollections of
+// KV<string, int64>: summed, or for maxTallies their maximum) and writes
+// them to one file of the output's tallies, which the launcher adds to
+// the manifest's counts. Figures travel as data rather than runner metrics
+// for the reason Assemble's do (Prism can drop a bundle's metrics), and in
+// one file, not one per worker, because the rounds have many workers.
+func writeTallies(s beam.Scope, name string, cfg Config, tallies ...beam.PCollection) {
+	s = s.Scope("Tallies")
+	reduced := beam.ParDo(s, &reduceTallyFn{}, beam.GroupByKey(s, beam.Flatten(s, tallies...)))
+	beam.ParDo0(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced))
+}
+
+type reduceTallyFn struct{}
+
+func (f *reduceTallyFn) ProcessElement(key string, values func(*int64) bool, emit func(int, []byte)) {
+	var total, v int64
+	for values(&v) {
+		if maxTallies[key] {
+			total = max(total, v)
+		} else {
+			total += v
+		}
+	}
+	b, _ := json.Marshal(map[string]int64{key: total})
+	emit(0, b)
+}
+
+type writeTalliesFn struct {
+	Cfg  Config
+	Name string
+}
+
+func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool) error {
+	all := map[string]int64{}
+	var b []byte
+	for entries(&b) {
+		var m map[string]int64
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		for k, v := range m {
+			all[k] = v
+		}
+	}
+	out, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	name := strings.ReplaceAll(f.Name, "/", "_")
+	return beamfs.WriteFile(ctx, beamfs.Join(f.Cfg.TempDir, output.TalliesDir, name+".json"), out)
+}
