@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/unionfind"
 )
@@ -34,7 +35,7 @@ func Components(edges []packed.Edge) (assign []packed.Assignment, stats []packed
 	}
 	var labels []packed.Arc
 	uf.Each(func(id, root uint64) { labels = append(labels, packed.Arc{U: id, V: root}) })
-	members, clinks := Attach(labels, links, copies, func(doc uint64) uint64 { return doc })
+	members, clinks := Attach(labels, links, copies, nil, func(doc uint64) uint64 { return doc })
 	assign, stats = Summarize(members, clinks)
 	return assign, stats, uf.BytesPerID()
 }
@@ -46,9 +47,20 @@ func Components(edges []packed.Edge) (assign []packed.Assignment, stats []packed
 // representative (whose own label is own(A) when it has no links). It
 // returns the members, one per document (Cluster the component's label,
 // IdenticalTo set for copies), and the links with their component's
-// label. The pipeline calls it on each doc partition, where a document's
-// label, links from it and copies of it meet; the inputs are reordered.
-func Attach(labels []packed.Arc, links, copies []packed.Edge, own func(doc uint64) uint64) (members []packed.Assignment, clinks []packed.ClusterLink) {
+// label. ranks holds <doc, math.Float64bits(rank)> for documents ranked by
+// --keep (package keep); a member without one ranks 0; a copy's rank comes
+// with it (Edge.Rank), since it lives in another doc partition. The pipeline calls
+// it on each doc partition, where a document's label, links from it,
+// copies of it and its rank meet; the inputs are reordered.
+func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Arc, own func(doc uint64) uint64) (members []packed.Assignment, clinks []packed.ClusterLink) {
+	slices.SortFunc(ranks, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
+	rankOf := func(doc uint64) float64 {
+		if k, ok := slices.BinarySearchFunc(ranks, doc, func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) }); ok {
+			return math.Float64frombits(ranks[k].V)
+		}
+		return 0
+	}
+
 	slices.SortFunc(labels, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
 	labels = slices.CompactFunc(labels, func(x, y packed.Arc) bool { return x.U == y.U })
 	labelOf := func(doc uint64) (uint64, bool) {
@@ -59,7 +71,7 @@ func Attach(labels []packed.Arc, links, copies []packed.Edge, own func(doc uint6
 		return labels[k].V, true
 	}
 	for _, l := range labels {
-		members = append(members, packed.Assignment{Doc: l.U, Cluster: l.V, IdenticalTo: packed.NoDoc})
+		members = append(members, packed.Assignment{Doc: l.U, Cluster: l.V, IdenticalTo: packed.NoDoc, Rank: rankOf(l.U)})
 	}
 	for _, e := range links {
 		comp, _ := labelOf(e.A) // a link's documents are always labelled
@@ -73,10 +85,10 @@ func Attach(labels []packed.Arc, links, copies []packed.Edge, own func(doc uint6
 		if !ok {
 			comp = own(c.A)
 			if i == 0 || copies[i-1].A != c.A {
-				members = append(members, packed.Assignment{Doc: c.A, Cluster: comp, IdenticalTo: packed.NoDoc})
+				members = append(members, packed.Assignment{Doc: c.A, Cluster: comp, IdenticalTo: packed.NoDoc, Rank: rankOf(c.A)})
 			}
 		}
-		members = append(members, packed.Assignment{Doc: c.B, Cluster: comp, IdenticalTo: c.A})
+		members = append(members, packed.Assignment{Doc: c.B, Cluster: comp, IdenticalTo: c.A, Rank: c.Rank})
 	}
 	return members, clinks
 }
@@ -84,9 +96,10 @@ func Attach(labels []packed.Arc, links, copies []packed.Edge, own func(doc uint6
 // Summarize turns the members and links of whole components (as Attach
 // gives them; any number of components, all of each) into one assignment
 // per member and one statistic per cluster. A cluster is named by its
-// smallest member, whatever the components' labels; its links are summed
-// in (A, B) order, so that the mean resemblance does not depend on the
-// order links arrived in. Assignments come in doc order, statistics in
+// smallest member, whatever the components' labels, and kept by the
+// member of highest Rank, ties to the smallest doc (package keep); its
+// links are summed in (A, B) order, so that the mean resemblance does not
+// depend on the order links arrived in. Assignments come in doc order, statistics in
 // cluster order; the inputs are reordered.
 func Summarize(members []packed.Assignment, links []packed.ClusterLink) (assign []packed.Assignment, stats []packed.ClusterStat) {
 	slices.SortFunc(members, func(x, y packed.Assignment) int {
@@ -101,13 +114,20 @@ func Summarize(members []packed.Assignment, links []packed.ClusterLink) (assign 
 		comp := members[i].Cluster
 		j := i
 		st := packed.ClusterStat{Cluster: members[i].Doc, MinResemblance: math.Inf(1)} // the smallest member
+		kept := members[i]
 		for ; j < len(members) && members[j].Cluster == comp; j++ {
 			m := members[j]
 			st.Size++
 			if m.IdenticalTo != packed.NoDoc {
 				st.Copies++
 			}
-			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo})
+			if keep.Better(m.Rank, m.Doc, kept.Rank, kept.Doc) {
+				kept = m
+			}
+		}
+		st.Kept = kept.Doc
+		for _, m := range members[i:j] {
+			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc})
 		}
 		for li < len(links) && links[li].Comp < comp {
 			li++ // cannot happen: a link's component has members
@@ -131,9 +151,10 @@ type Counts struct {
 }
 
 // Join fills the cluster columns of docs (sorted by doc ID) from assign
-// (sorted by doc): cluster_id, identical_to, and is_representative, true
-// for a cluster's smallest doc ID and for every ok or too_short document
-// that is alone.
+// (sorted by doc): cluster_id, identical_to, kept_doc_id (the document
+// that stands for this one: its cluster's kept document, or itself when
+// alone), and is_representative, true for a cluster's kept document and
+// for every ok or too_short document that is alone.
 func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 	var n Counts
 	ai := 0
@@ -151,10 +172,14 @@ func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 				r := int64(assign[ai].IdenticalTo)
 				d.IdenticalTo = &r
 			}
-			d.IsRepresentative = c == d.DocID
+			k := int64(assign[ai].Kept)
+			d.KeptDocID = &k
+			d.IsRepresentative = k == d.DocID
 			n.Clustered++
 		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort:
 			d.IsRepresentative = true
+			k := d.DocID
+			d.KeptDocID = &k
 			n.Alone++
 		default:
 			n.EmptyOrRejected++
@@ -164,7 +189,7 @@ func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 }
 
 // Rows makes the clusters-table rows of stats, in their order; docs (sorted
-// by doc ID) supply the representatives' URLs.
+// by doc ID) supply the kept documents' URLs.
 func Rows(stats []packed.ClusterStat, docs []tables.Doc) []tables.Cluster {
 	rows := make([]tables.Cluster, 0, len(stats))
 	for _, st := range stats {
@@ -172,10 +197,10 @@ func Rows(stats []packed.ClusterStat, docs []tables.Doc) []tables.Cluster {
 			ClusterID:           int64(st.Cluster),
 			Size:                int64(st.Size),
 			IdenticalCopies:     int64(st.Copies),
-			RepresentativeDocID: int64(st.Cluster),
+			RepresentativeDocID: int64(st.Kept),
 			LinkedPairs:         int64(st.Links),
 		}
-		if k, ok := slices.BinarySearchFunc(docs, st.Cluster, func(d tables.Doc, id uint64) int { return cmp.Compare(uint64(d.DocID), id) }); ok {
+		if k, ok := slices.BinarySearchFunc(docs, st.Kept, func(d tables.Doc, id uint64) int { return cmp.Compare(uint64(d.DocID), id) }); ok {
 			c.RepresentativeURL = docs[k].URL
 		}
 		if st.Links > 0 {

@@ -102,9 +102,12 @@ func AppendPairs(dst []Pair, b []byte) ([]Pair, error) {
 // super-shingle mode, its super-shingles. Docs with no shingles still take
 // part (identical short pages are still copies). The super-shingle mode's
 // sketch join reuses the record with Key and Doc naming a candidate pair.
+// Rank is the document's rank under --keep, which the shortcut passes on
+// with each copy.
 type Sketch struct {
 	Key    uint64
 	Doc    uint64
+	Rank   float64
 	Values []uint64
 	Supers []uint64
 }
@@ -113,6 +116,7 @@ type Sketch struct {
 func (s Sketch) Append(b []byte) []byte {
 	b = le.AppendUint64(b, s.Key)
 	b = le.AppendUint64(b, s.Doc)
+	b = le.AppendUint64(b, math.Float64bits(s.Rank))
 	b = le.AppendUint32(b, uint32(len(s.Values)))
 	b = le.AppendUint32(b, uint32(len(s.Supers)))
 	for _, v := range s.Values {
@@ -130,11 +134,11 @@ func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
 	// First pass: check the framing and count the values.
 	total := 0
 	for r := b; len(r) > 0; {
-		if len(r) < 24 {
+		if len(r) < 32 {
 			return dst, fmt.Errorf("packed: truncated sketch record (%d bytes left)", len(r))
 		}
-		n, m := int(le.Uint32(r[16:])), int(le.Uint32(r[20:]))
-		r = r[24:]
+		n, m := int(le.Uint32(r[24:])), int(le.Uint32(r[28:]))
+		r = r[32:]
 		if n < 0 || m < 0 || len(r)/8 < n+m {
 			return dst, fmt.Errorf("packed: truncated sketch record: %d+%d values, %d bytes left", n, m, len(r))
 		}
@@ -143,9 +147,9 @@ func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
 	}
 	arena := make([]uint64, total)
 	for len(b) > 0 {
-		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:])}
-		n, m := int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
-		b = b[24:]
+		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Rank: math.Float64frombits(le.Uint64(b[16:]))}
+		n, m := int(le.Uint32(b[24:])), int(le.Uint32(b[28:]))
+		b = b[32:]
 		s.Values, b, arena = readUint64s(b, n, arena)
 		s.Supers, b, arena = readUint64s(b, m, arena)
 		dst = append(dst, s)
@@ -167,21 +171,25 @@ func readUint64s(b []byte, n int, arena []uint64) ([]uint64, []byte, []uint64) {
 
 // Edge is a union-find input: a link of phase 4 (Resemblance set, Copy
 // false) or an identical copy joined to its representative (A the
-// representative, B the copy, Copy true).
+// representative, B the copy, Copy true, Rank the copy's rank under
+// --keep: the copy's own rank travels with it to its representative's
+// partition).
 type Edge struct {
 	A, B        uint64
 	Resemblance float64
+	Rank        float64
 	Copy        bool
 }
 
 // EdgeSize is the encoded size of an Edge.
-const EdgeSize = 25
+const EdgeSize = 33
 
 // Append appends the encoding of e to b.
 func (e Edge) Append(b []byte) []byte {
 	b = le.AppendUint64(b, e.A)
 	b = le.AppendUint64(b, e.B)
 	b = le.AppendUint64(b, math.Float64bits(e.Resemblance))
+	b = le.AppendUint64(b, math.Float64bits(e.Rank))
 	if e.Copy {
 		return append(b, 1)
 	}
@@ -194,25 +202,31 @@ func AppendEdges(dst []Edge, b []byte) ([]Edge, error) {
 		return dst, fmt.Errorf("packed: edges batch of %d bytes is not a multiple of %d", len(b), EdgeSize)
 	}
 	for ; len(b) > 0; b = b[EdgeSize:] {
-		dst = append(dst, Edge{le.Uint64(b), le.Uint64(b[8:]), math.Float64frombits(le.Uint64(b[16:])), b[24] == 1})
+		dst = append(dst, Edge{le.Uint64(b), le.Uint64(b[8:]), math.Float64frombits(le.Uint64(b[16:])), math.Float64frombits(le.Uint64(b[24:])), b[32] == 1})
 	}
 	return dst, nil
 }
 
 // Assignment places one document in a cluster. IdenticalTo is NoDoc unless
-// the document is an identical copy skipped by the shortcut.
+// the document is an identical copy skipped by the shortcut. Kept is the
+// document that stands for the cluster (--keep). On its way to the
+// cluster's summary, Cluster is the component's label and Rank the
+// document's rank under --keep (package keep).
 type Assignment struct {
-	Doc, Cluster, IdenticalTo uint64
+	Doc, Cluster, IdenticalTo, Kept uint64
+	Rank                            float64
 }
 
 // AssignmentSize is the encoded size of an Assignment.
-const AssignmentSize = 24
+const AssignmentSize = 40
 
 // Append appends the encoding of a to b.
 func (a Assignment) Append(b []byte) []byte {
 	b = le.AppendUint64(b, a.Doc)
 	b = le.AppendUint64(b, a.Cluster)
-	return le.AppendUint64(b, a.IdenticalTo)
+	b = le.AppendUint64(b, a.IdenticalTo)
+	b = le.AppendUint64(b, a.Kept)
+	return le.AppendUint64(b, math.Float64bits(a.Rank))
 }
 
 // AppendAssignments decodes the assignments in b and appends them to dst.
@@ -221,7 +235,7 @@ func AppendAssignments(dst []Assignment, b []byte) ([]Assignment, error) {
 		return dst, fmt.Errorf("packed: assignments batch of %d bytes is not a multiple of %d", len(b), AssignmentSize)
 	}
 	for ; len(b) > 0; b = b[AssignmentSize:] {
-		dst = append(dst, Assignment{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:])})
+		dst = append(dst, Assignment{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]), math.Float64frombits(le.Uint64(b[32:]))})
 	}
 	return dst, nil
 }
@@ -280,7 +294,8 @@ func AppendClusterLinks(dst []ClusterLink, b []byte) ([]ClusterLink, error) {
 	return dst, nil
 }
 
-// ClusterStat summarizes one cluster for the clusters table.
+// ClusterStat summarizes one cluster for the clusters table. Kept is the
+// document that stands for it (--keep).
 type ClusterStat struct {
 	Cluster        uint64
 	Size           uint32
@@ -288,10 +303,11 @@ type ClusterStat struct {
 	Links          uint32
 	MinResemblance float64
 	SumResemblance float64
+	Kept           uint64
 }
 
 // ClusterStatSize is the encoded size of a ClusterStat.
-const ClusterStatSize = 36
+const ClusterStatSize = 44
 
 // Append appends the encoding of c to b.
 func (c ClusterStat) Append(b []byte) []byte {
@@ -300,7 +316,8 @@ func (c ClusterStat) Append(b []byte) []byte {
 	b = le.AppendUint32(b, c.Copies)
 	b = le.AppendUint32(b, c.Links)
 	b = le.AppendUint64(b, math.Float64bits(c.MinResemblance))
-	return le.AppendUint64(b, math.Float64bits(c.SumResemblance))
+	b = le.AppendUint64(b, math.Float64bits(c.SumResemblance))
+	return le.AppendUint64(b, c.Kept)
 }
 
 // AppendClusterStats decodes the stats in b and appends them to dst.
@@ -310,7 +327,7 @@ func AppendClusterStats(dst []ClusterStat, b []byte) ([]ClusterStat, error) {
 	}
 	for ; len(b) > 0; b = b[ClusterStatSize:] {
 		dst = append(dst, ClusterStat{le.Uint64(b), le.Uint32(b[8:]), le.Uint32(b[12:]), le.Uint32(b[16:]),
-			math.Float64frombits(le.Uint64(b[20:])), math.Float64frombits(le.Uint64(b[28:]))})
+			math.Float64frombits(le.Uint64(b[20:])), math.Float64frombits(le.Uint64(b[28:])), le.Uint64(b[36:])})
 	}
 	return dst, nil
 }

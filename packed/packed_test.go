@@ -25,7 +25,7 @@ func TestRoundTrips(t *testing.T) {
 		ps, b1 = append(ps, p), p.Append(b1)
 		pr := Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), uint16(rng.Uint32()), uint16(rng.Uint32()), rng.Uint32()}
 		prs, b2 = append(prs, pr), pr.Append(b2)
-		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64()}
+		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rng.Float64()}
 		for range rng.IntN(5) {
 			sk.Values = append(sk.Values, rng.Uint64())
 		}
@@ -33,11 +33,11 @@ func TestRoundTrips(t *testing.T) {
 			sk.Supers = append(sk.Supers, rng.Uint64())
 		}
 		sks, b3 = append(sks, sk), sk.Append(b3)
-		e := Edge{rng.Uint64(), rng.Uint64(), rng.Float64(), i%2 == 0}
+		e := Edge{rng.Uint64(), rng.Uint64(), rng.Float64(), rng.Float64(), i%2 == 0}
 		es, b4 = append(es, e), e.Append(b4)
-		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc}
+		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc, rng.Uint64(), rng.Float64()}
 		as, b5 = append(as, a), a.Append(b5)
-		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64()}
+		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64(), rng.Uint64()}
 		cs, b6 = append(cs, c), c.Append(b6)
 		a7 := Arc{rng.Uint64(), rng.Uint64()}
 		arcs, b7 = append(arcs, a7), a7.Append(b7)

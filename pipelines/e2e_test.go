@@ -156,8 +156,8 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 	for _, d := range r.docs {
 		if d.ClusterID != nil {
 			members[*d.ClusterID]++
-			if d.IsRepresentative != (*d.ClusterID == d.DocID) {
-				t.Errorf("doc %d: is_representative %v in cluster %d", d.DocID, d.IsRepresentative, *d.ClusterID)
+			if d.KeptDocID == nil || d.IsRepresentative != (*d.KeptDocID == d.DocID) {
+				t.Errorf("doc %d: is_representative %v in cluster %d, kept document %v", d.DocID, d.IsRepresentative, *d.ClusterID, d.KeptDocID)
 			}
 			if *d.ClusterID > d.DocID {
 				t.Errorf("doc %d in cluster %d: a cluster is named by its smallest doc ID", d.DocID, *d.ClusterID)

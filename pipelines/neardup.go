@@ -33,8 +33,8 @@ import (
 // cfg.TempDir; Run publishes them.
 func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	splits := transforms.ReadSplits(s, files, cfg)
-	meta, sketches, equiv := transforms.Sketch(s, splits, cfg)       // phase 1
-	postings, copies, reps := transforms.Identical(s, sketches, cfg) // identical shortcut
+	meta, sketches, equiv, ranks := transforms.Sketch(s, splits, cfg) // phase 1
+	postings, copies, reps := transforms.Identical(s, sketches, cfg)  // identical shortcut
 	var pairs beam.PCollection
 	if cfg.SuperShingle {
 		pairs = transforms.SuperShingles(s, postings, reps, cfg) // instead of phases 2 and 3
@@ -42,7 +42,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 		lists := transforms.ShingleMerge(s, postings, cfg) // phase 2
 		pairs = transforms.PairCount(s, lists, cfg)        // phase 3
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, cfg) // phase 4
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
 	transforms.EquivalenceCounts(s, equiv, cfg)
@@ -229,6 +229,7 @@ func Settings(cfg transforms.Config) map[string]string {
 		"mode":                mode(cfg),
 		"pairs":               pairsKept(cfg),
 		"components":          cfg.Components,
+		"keep":                cfg.Keep.String(),
 		"component_rounds":    strconv.Itoa(cfg.ComponentRounds),
 	}
 }

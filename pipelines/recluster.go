@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/transforms"
 )
@@ -33,6 +34,9 @@ type ReclusterOptions struct {
 	// rounds if distributed (0: the default).
 	Components      string
 	ComponentRounds int
+	// Keep is the document each cluster keeps; the docs table holds what
+	// every policy but max/min:COLUMN ranks by.
+	Keep keep.Policy
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
@@ -40,8 +44,8 @@ type ReclusterOptions struct {
 // identical copies, are clustered again.
 func BuildRecluster(s beam.Scope, pairShards, docShards []string, cfg transforms.Config) {
 	pairRows, links := transforms.Relink(s, pairShards, cfg)
-	meta, copies := transforms.ReadDocs(s, docShards, cfg)
-	assignments, stats := transforms.Components(s, cfg, links, copies)
+	meta, copies, ranks := transforms.ReadDocs(s, docShards, cfg)
+	assignments, stats := transforms.Components(s, cfg, links, copies, ranks)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
 }
@@ -62,6 +66,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
+	}
+	if c := opt.Keep.NeedsColumn(); c != "" {
+		return nil, fmt.Errorf("--keep=%s ranks by the input column %q, which the output's docs table does not hold: rerun the full pipeline with it", opt.Keep, c)
 	}
 	if src.Settings["pairs"] == "linked" {
 		return nil, fmt.Errorf("%s kept only its linked pairs (--pairs=linked), not the pairs another policy needs: rerun it with --pairs=all (the default) to recluster it", opt.From)
@@ -99,7 +106,8 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		m.Settings[k] = v
 	}
 	m.Settings["policy"] = opt.Policy.String()
-	cfg.Components, cfg.ComponentRounds = opt.Components, opt.ComponentRounds
+	cfg.Components, cfg.ComponentRounds, cfg.Keep = opt.Components, opt.ComponentRounds, opt.Keep
+	m.Settings["keep"] = cfg.Keep.String()
 	resolveComponents(&cfg, src.InputBytes)
 	m.Settings["components"] = cfg.Components
 	m.Settings["component_rounds"] = strconv.Itoa(cfg.ComponentRounds)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
 )
@@ -82,5 +83,31 @@ func TestReclusterRefusesWhatItCannotDoExactly(t *testing.T) {
 	}
 	if _, err := Recluster(context.Background(), ReclusterOptions{From: t.TempDir(), Output: t.TempDir(), Policy: policy.Default}); err == nil {
 		t.Error("recluster accepted a folder that is not a finished output")
+	}
+}
+
+// TestReclusterKeeps: recluster with --keep gives the tables of a full run
+// with it, and refuses a policy that ranks by an input column.
+func TestReclusterKeeps(t *testing.T) {
+	const input = "../testdata/crawl/*.parquet"
+	base := run(t, input, defaultConfig())
+	for _, spec := range []string{"longest", "earliest", "shortest-url"} {
+		kp, err := keep.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := defaultConfig()
+		cfg.Keep = kp
+		full := run(t, input, cfg)
+		dir := t.TempDir()
+		m, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: dir, Policy: policy.Default, Keep: kp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTables(t, full, readResult(t, dir, m, policy.Default))
+	}
+	kp, _ := keep.Parse("max:language_score")
+	if _, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: t.TempDir(), Policy: policy.Default, Keep: kp}); err == nil {
+		t.Error("recluster accepted --keep=max:COLUMN, whose column the docs table does not hold")
 	}
 }

@@ -45,17 +45,17 @@ func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64
 	return res, &a, &b
 }
 
-// Cluster is phase 4. It takes the counted pairs of PairCount and the
-// identical copies of Identical. Each pair is estimated and Config.Policy
+// Cluster is phase 4. It takes the counted pairs of PairCount, the
+// identical copies of Identical and the documents' ranks of Sketch. Each pair is estimated and Config.Policy
 // decides whether it links its documents; Components then gives the
 // connected components of the links, with the copies, the clusters. It returns
 // pairRows, PCollection<KV<int, []byte>> of pairs-table rows per pair
 // partition (see policy.Keep for which pairs), and the assignments and stats
 // of Components.
-func Cluster(s beam.Scope, pairs, copies beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
+func Cluster(s beam.Scope, pairs, copies, ranks beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
 	pairRows, links := beam.ParDo2(s, &estimateFn{Cfg: cfg}, pairs)
-	assignments, stats = Components(s, cfg, links, copies)
+	assignments, stats = Components(s, cfg, links, copies, ranks)
 	return pairRows, assignments, stats
 }
 

@@ -43,7 +43,7 @@ func init() {
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&classifyFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&residualFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&relabelFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
+	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&summarizeFn{})
 	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeTalliesFn{})
@@ -54,17 +54,19 @@ func init() {
 // Components is the clustering of phase 4. It takes links and copies,
 // PCollection<KV<int, []byte>> of packed.Edge batches keyed by the doc
 // partition of A (phase 4's links; identical copies joined to their
-// representative, A). It finds the connected components of the links
+// representative, A), and ranks, PCollection<KV<int, []byte>> of
+// <doc, rank bits> packed.Arc batches keyed by doc partition (--keep; empty
+// for smallest-id). It finds the connected components of the links
 // (one worker's union-find, or large-star/small-star rounds over all
 // workers: Config.Components), attaches the copies, and summarizes each
 // cluster where its members meet. It returns assignments,
 // PCollection<KV<int, []byte>> of packed.Assignment batches keyed by doc
 // partition, one for every document in a cluster, and stats,
 // PCollection<KV<int, []byte>> of packed.ClusterStat batches keyed by the
-// doc partition of the cluster's ID. Each cluster is named by its smallest
-// doc ID, whatever the order of the edges or the way chosen; the figures
-// of the way chosen go to the manifest.
-func Components(s beam.Scope, cfg Config, links, copies beam.PCollection) (assignments, stats beam.PCollection) {
+// doc partition of its kept document. Each cluster is named by its
+// smallest doc ID, whatever the order of the edges or the way chosen; the
+// figures of the way chosen go to the manifest.
+func Components(s beam.Scope, cfg Config, links, copies, ranks beam.PCollection) (assignments, stats beam.PCollection) {
 	s = s.Scope("Components")
 	var labels, tallies beam.PCollection
 	if cfg.Components == ComponentsDistributed {
@@ -72,7 +74,7 @@ func Components(s beam.Scope, cfg Config, links, copies beam.PCollection) (assig
 	} else {
 		labels, tallies = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
 	}
-	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies))
+	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies, ranks))
 	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Cfg: cfg}, beam.CoGroupByKey(s, members, clinks))
 	if cfg.TempDir != "" { // tests without an output folder have nowhere to put them
 		writeTallies(s, "components", cfg, tallies, summary)
@@ -314,11 +316,11 @@ func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt
 }
 
 // attachFn meets, on one doc partition, the labels of its documents, the
-// links from them and the copies of them, and sends members and links to
+// links from them, the copies of them and their ranks, and sends members and links to
 // their component's partition.
 type attachFn struct{ Cfg Config }
 
-func (f *attachFn) ProcessElement(ctx context.Context, _ int, labelsIt, linksIt, copiesIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
+func (f *attachFn) ProcessElement(ctx context.Context, _ int, labelsIt, linksIt, copiesIt, ranksIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
 	labels, err := decodeBatches(labelsIt, packed.AppendArcs)
 	if err != nil {
@@ -332,7 +334,11 @@ func (f *attachFn) ProcessElement(ctx context.Context, _ int, labelsIt, linksIt,
 	if err != nil {
 		return err
 	}
-	members, clinks := clusters.Attach(labels, links, copies, node)
+	ranks, err := decodeBatches(ranksIt, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	members, clinks := clusters.Attach(labels, links, copies, ranks, node)
 	parts := f.Cfg.Partitions
 	mo := newBatcher(ctx, "members", parts, emitMembers)
 	for _, m := range members {
@@ -372,7 +378,7 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 	var big int64
 	for _, st := range stats {
 		big = max(big, int64(st.Size))
-		so.add(packed.Partition(st.Cluster, parts), st)
+		so.add(packed.Partition(st.Kept, parts), st) // where the kept document's URL is
 	}
 	so.flush()
 	tally("clusters", int64(len(stats)))

@@ -93,7 +93,8 @@ func TestComponentsWaysMatchUnionFind(t *testing.T) {
 				p, s := beam.NewPipelineWithRoot()
 				l := beam.ParDo(s, kvFromStruct, beam.CreateList(s, lk))
 				c := beam.ParDo(s, kvFromStruct, beam.CreateList(s, ck))
-				assignments, _ := Components(s, cfg, l, c)
+				noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
+				assignments, _ := Components(s, cfg, l, c, noRanks)
 				passert.Equals(s, beam.ParDo(s, assignmentStrings, assignments), want...)
 				ptest.RunAndValidate(t, p)
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
@@ -31,6 +32,7 @@ type Config struct {
 	Equivalence    string        // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
 	MaxShingleDocs int           // shingles in more documents than this are dropped
 	Policy         policy.Policy // which pairs link
+	Keep           keep.Policy   // which document of a cluster stands for it
 	// SuperShingle selects Broder's super-shingle shortcut instead of
 	// phases 2 and 3: documents sharing a super-shingle are candidates.
 	// SuperSize values per super-shingle for mod/min sketches; Bands bands

@@ -97,7 +97,7 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 			groups++
 			skipped += int64(j - i - 1)
 			for _, c := range all[i+1 : j] {
-				copies.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Copy: true})
+				copies.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Rank: c.Rank, Copy: true})
 			}
 		}
 		i = j

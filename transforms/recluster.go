@@ -2,19 +2,21 @@ package transforms
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
 )
 
 func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
-	register.DoFn4x1[context.Context, string, func(int, []byte), func(int, []byte), error](&readDocsFn{})
+	register.DoFn5x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), error](&readDocsFn{})
 }
 
 // Relink redoes the linking of phase 4 from a stored pairs table, for
@@ -82,26 +84,30 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // of its rows with the cluster columns cleared, keyed by doc partition (as
 // Sketch returns them), and copies, PCollection<KV<int, []byte>> of
 // packed.Edge batches keyed by the doc partition of the representative,
-// joining each identical copy to it (as Identical returns them).
-func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies beam.PCollection) {
+// joining each identical copy to it (as Identical returns them); and ranks,
+// the documents' ranks under Config.Keep from the columns the docs table
+// holds (as Sketch returns them; --keep=max/min:COLUMN needs the input and
+// is refused by the launcher).
+func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies, ranks beam.PCollection) {
 	s = s.Scope("ReadDocs")
-	return beam.ParDo2(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
+	return beam.ParDo3(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
 }
 
 type readDocsFn struct {
-	Cfg    Config
-	copies *batcher // the bundle's (see batcher)
+	Cfg           Config
+	copies, ranks *batcher // the bundle's (see batcher)
 }
 
-func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies func(int, []byte)) {
-	f.copies = nil
+func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte)) {
+	f.copies, f.ranks = nil, nil
 }
 
-func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies func(int, []byte)) {
+func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte)) {
 	finishBatcher(&f.copies, ctx, emitCopies)
+	finishBatcher(&f.ranks, ctx, emitRanks)
 }
 
-func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies func(int, []byte)) error {
+func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies, emitRanks func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
 	docs, err := tables.Read[tables.Doc](ctx, shard)
 	if err != nil {
@@ -110,10 +116,17 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	parts := f.Cfg.Partitions
 	metas := make([][]tables.Doc, parts)
 	copies := bundleBatcher(&f.copies, ctx, "copies", parts, emitCopies)
+	ranks := bundleBatcher(&f.ranks, ctx, "ranks", parts, emitRanks)
+	ranked := f.Cfg.Keep.Ranked()
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
+		var r float64
+		if ranked && (d.Status == tables.StatusOK || d.Status == tables.StatusTooShort) {
+			r = f.Cfg.Keep.Rank(keep.Doc{Tokens: d.TokenCount, URL: deref(d.URL), Date: deref(d.Date)})
+			ranks.add(packed.Partition(uint64(d.DocID), parts), packed.Arc{U: uint64(d.DocID), V: math.Float64bits(r)})
+		}
 		if d.IdenticalTo != nil {
-			copies.add(packed.Partition(uint64(*d.IdenticalTo), parts), packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Copy: true})
+			copies.add(packed.Partition(uint64(*d.IdenticalTo), parts), packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Rank: r, Copy: true})
 			nCopies++
 		}
 		switch d.Status {
@@ -124,7 +137,7 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 		case tables.StatusTooShort:
 			nShort++
 		}
-		d.ClusterID, d.IdenticalTo, d.IsRepresentative = nil, nil, false
+		d.ClusterID, d.IdenticalTo, d.IsRepresentative, d.KeptDocID = nil, nil, false, nil
 		p := packed.Partition(uint64(d.DocID), parts)
 		metas[p] = append(metas[p], d)
 	}
@@ -137,4 +150,11 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	docsTooShort.Inc(ctx, nShort)
 	identicalSkipped.Inc(ctx, nCopies)
 	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -13,6 +14,7 @@ import (
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/sketch"
@@ -33,7 +35,7 @@ var (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.DoFn6x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
 }
 
@@ -50,10 +52,13 @@ func DocID(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uin
 // counts, no cluster yet) keyed by doc partition; sketches,
 // PCollection<KV<int, []byte>> of packed.Sketch batches keyed by the
 // partition of the fingerprint that decides identity; and equiv, the
-// fingerprints of all three equivalence levels for EquivalenceCounts.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv beam.PCollection) {
+// fingerprints of all three equivalence levels for EquivalenceCounts;
+// and ranks, PCollection<KV<int, []byte>> of <doc, rank bits> packed.Arc
+// batches keyed by doc partition, for every sketched document when
+// Config.Keep ranks documents (empty otherwise).
+func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv, ranks beam.PCollection) {
 	s = s.Scope("Sketch")
-	return beam.ParDo3(s, &sketchFn{Cfg: cfg}, splits)
+	return beam.ParDo4(s, &sketchFn{Cfg: cfg}, splits)
 }
 
 type sketchFn struct {
@@ -65,37 +70,39 @@ type sketchFn struct {
 // batchers of its sketches and equivalence keys (see batcher on why per
 // bundle, not per element).
 type sketchOut struct {
-	metas           [][]tables.Doc
-	metaBytes       int
-	sketches, equiv *batcher
+	metas                  [][]tables.Doc
+	metaBytes              int
+	sketches, equiv, ranks *batcher
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv func(int, []byte)) {
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
 		return nil
 	}
-	return out.flush(ctx, emitMeta, emitSketch, emitEquiv)
+	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks)
 }
 
 // flush emits everything gathered so far.
-func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
+func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) error {
 	o.sketches.bind(ctx, emitSketch)
 	o.sketches.flush()
 	o.equiv.bind(ctx, emitEquiv)
 	o.equiv.flush()
+	o.ranks.bind(ctx, emitRanks)
+	o.ranks.flush()
 	err := emitDocRows(ctx, o.metas, emitMeta)
 	clear(o.metas)
 	o.metaBytes = 0
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv func(int, []byte)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Cfg.Partitions
 	if f.out == nil {
@@ -105,10 +112,12 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	metas := out.metas
 	sketches := bundleBatcher(&out.sketches, ctx, "sketches", parts, emitSketch)
 	equiv := bundleBatcher(&out.equiv, ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
+	ranks := bundleBatcher(&out.ranks, ctx, "ranks", parts, emitRanks)
+	ranked := f.Cfg.Keep.Ranked()
 	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
 	rs := NewRowSketcher(f.Cfg)
 	next := sp.FirstRow // the first row not yet read
-	keep := func(doc tables.Doc) {
+	keepRow := func(doc tables.Doc) {
 		p := packed.Partition(uint64(doc.DocID), parts)
 		metas[p] = append(metas[p], doc)
 		out.metaBytes += docRowBytes(&doc)
@@ -133,9 +142,13 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			for level, k := range keys {
 				equiv.add(level*parts+packed.Partition(k, parts), packedKey(k))
 			}
+			if ranked {
+				rec.Rank = f.Cfg.Keep.Rank(keep.Doc{Tokens: doc.TokenCount, URL: row.URL, Date: row.Date, Score: row.Score, HasScore: row.HasScore})
+				ranks.add(packed.Partition(rec.Doc, parts), packed.Arc{U: rec.Doc, V: math.Float64bits(rec.Rank)})
+			}
 			sketches.add(packed.Partition(rec.Key, parts), *rec)
 		}
-		keep(doc)
+		keepRow(doc)
 		return nil
 	})
 	if err != nil {
@@ -148,13 +161,13 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			return err
 		}
 		for r := next; r < sp.FirstRow+sp.NumRows; r++ {
-			keep(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r,
+			keepRow(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r,
 				Status: tables.StatusRejected, Reason: optional("row group unreadable: " + err.Error())})
 			nRejected++
 		}
 	}
 	if out.metaBytes > maxBuffered(parts) {
-		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv); err != nil {
+		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks); err != nil {
 			return err
 		}
 	}

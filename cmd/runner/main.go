@@ -28,6 +28,7 @@ import (
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sketch"
@@ -53,6 +54,7 @@ var (
 	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked (shorthand for --policy resemblance:T)")
 	policyFlag     = flag.String("policy", "", "which pairs link: resemblance:T, containment:T (either document contained in the other), or both comma-separated (default resemblance:--threshold)")
 	pairsFlag      = flag.String("pairs", "all", "what the pairs table keeps: all (every pair recluster and the contained table need) or linked (only linked pairs; phase 3 skips pairs whose sketch sizes rule out a link under a resemblance policy; no recluster)")
+	keepFlag       = flag.String("keep", "smallest-id", "the document that stands for its cluster: smallest-id, longest (most tokens), earliest or latest (--date-column), shortest-url, max:COLUMN or min:COLUMN (a numeric input column); ties go to the smallest doc ID")
 	componentsFlag = flag.String("components", "auto", "how phase 4 finds the connected components: single (one worker's union-find), distributed (large-star/small-star rounds over all workers), or auto (single below 8 GiB of input)")
 	rounds         = flag.Int("component-rounds", 16, "distributed components: large-star/small-star rounds before the finishing union-find of what is left")
 	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
@@ -67,11 +69,11 @@ var (
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
-	"max-shingle-docs", "threshold", "policy", "pairs", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
+	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
 var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true,
-	"components": true, "component-rounds": true}
+	"components": true, "component-rounds": true, "keep": true}
 
 func init() {
 	flag.Usage = func() {
@@ -198,8 +200,12 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 	if err := checkComponents(); err != nil {
 		return opt, err
 	}
+	kp, err := keep.Parse(*keepFlag)
+	if err != nil {
+		return opt, usage("--keep: %v", err)
+	}
 	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite, Progress: mode,
-		Components: *componentsFlag, ComponentRounds: *rounds}, nil
+		Components: *componentsFlag, ComponentRounds: *rounds, Keep: kp}, nil
 }
 
 // checkComponents checks --components and --component-rounds.
@@ -281,6 +287,10 @@ func options() (pipelines.Options, error) {
 	if err := checkComponents(); err != nil {
 		return opt, err
 	}
+	kp, err := keep.Parse(*keepFlag)
+	if err != nil {
+		return opt, usage("--keep: %v", err)
+	}
 	if *pairsFlag != "all" && *pairsFlag != "linked" {
 		return opt, usage("--pairs must be all or linked, not %q", *pairsFlag)
 	}
@@ -314,12 +324,14 @@ func options() (pipelines.Options, error) {
 			Columns: crawl.Columns{
 				Text: *textColumn, HTML: *htmlColumn, URL: *urlColumn, ID: *idColumn, Date: *dateColumn,
 				URLRequired: set["url-column"], IDRequired: set["id-column"], DateRequired: set["date-column"],
+				Score: kp.Column,
 			},
 			ShingleWords:    *shingleWords,
 			Sketch:          spec,
 			Equivalence:     *equivalence,
 			MaxShingleDocs:  *maxShingleDocs,
 			Policy:          pol,
+			Keep:            kp,
 			SuperShingle:    super,
 			SuperSize:       *superSize,
 			Bands:           *bands,

@@ -25,6 +25,7 @@ import (
 // on the command line); an empty name means "do not read".
 type Columns struct {
 	Text, HTML, URL, ID, Date             string
+	Score                                 string // a numeric column --keep=max/min ranks by; required when named
 	URLRequired, IDRequired, DateRequired bool
 }
 
@@ -45,12 +46,15 @@ type Row struct {
 	Date     string
 	Content  string // the text, or the raw HTML with Columns.HTML
 	Null     bool   // the text (or HTML) value is null
+	Score    float64
+	HasScore bool   // the Score column's value is present (not null)
 	TypeNote string // set when a value of an unexpected type was read as text
 }
 
 // binding is where each wanted column sits in a file's schema.
 type binding struct {
 	content, url, id, date int           // leaf column index, -1 when absent
+	score                  int           // the Score column's, -1 when not wanted
 	dateUnit               time.Duration // a timestamp date column's unit, 0 otherwise
 }
 
@@ -95,6 +99,17 @@ func bind(path string, schema *parquet.Schema, cols Columns) (binding, error) {
 	}
 	if b.date, err = look(cols.Date, cols.DateRequired, false); err != nil {
 		return b, err
+	}
+	if b.score, err = look(cols.Score, true, false); err != nil {
+		return b, err
+	}
+	if b.score >= 0 {
+		leaf, _ := schema.Lookup(cols.Score)
+		switch leaf.Node.Type().Kind() {
+		case parquet.Int32, parquet.Int64, parquet.Float, parquet.Double:
+		default:
+			return b, fmt.Errorf("%s: column %q has type %s, want a number (INT32, INT64, FLOAT or DOUBLE) to rank documents by", path, cols.Score, leaf.Node.Type())
+		}
 	}
 	if leaf, ok := schema.Lookup(cols.Date); ok && b.date >= 0 {
 		if lt := leaf.Node.Type().LogicalType(); lt != nil {
@@ -181,6 +196,8 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 					row.URL = valueString(v)
 				case b.id:
 					row.ID = valueString(v)
+				case b.score:
+					row.Score, row.HasScore = numberOf(v)
 				case b.date:
 					if b.dateUnit > 0 && v.Kind() == parquet.Int64 {
 						row.Date = time.Unix(0, 0).Add(time.Duration(v.Int64()) * b.dateUnit).UTC().Format(time.RFC3339Nano)
@@ -205,6 +222,21 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 		return fmt.Errorf("%s: row group %d: read %d rows, footer says %d", sp.Path, sp.RowGroup, got, sp.NumRows)
 	}
 	return nil
+}
+
+// numberOf reads a numeric value; ok is false for a null.
+func numberOf(v parquet.Value) (float64, bool) {
+	switch v.Kind() {
+	case parquet.Int32:
+		return float64(v.Int32()), true
+	case parquet.Int64:
+		return float64(v.Int64()), true
+	case parquet.Float:
+		return float64(v.Float()), true
+	case parquet.Double:
+		return v.Double(), true
+	}
+	return 0, false
 }
 
 // valueString renders an id, url or date value of any primitive type as

@@ -39,6 +39,7 @@ type Doc struct {
 	ClusterID          *int64  `parquet:"cluster_id,optional"`
 	IdenticalTo        *int64  `parquet:"identical_to,optional"`
 	IsRepresentative   bool    `parquet:"is_representative"`
+	KeptDocID          *int64  `parquet:"kept_doc_id,optional"`
 }
 
 // Cluster is one row of clusters/: one per cluster of two or more documents.
