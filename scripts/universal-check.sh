@@ -45,3 +45,9 @@ input='testdata/crawl/*.parquet'
 "$work/runner" --input "$input" --output "$work/embedded" --beam_strict \
   2> "$work/embedded.log" || { tail -30 "$work/embedded.log"; exit 1; }
 "$work/tablediff" "$work/universal" "$work/embedded"
+# The distributed components (many more stages, CoGroupByKeys, tallies)
+# through the job server too: the same tables.
+"$work/runner" --input "$input" --output "$work/universal-distributed" --components=distributed \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal-distributed.log" || { tail -30 "$work/universal-distributed.log"; exit 1; }
+"$work/tablediff" "$work/universal-distributed" "$work/embedded"
