@@ -14,15 +14,31 @@ import (
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/unionfind"
 )
+
+// Estimator estimates a pair of documents from their two sketches (the
+// pipeline's: transforms.EstimateSketches).
+type Estimator func(a, b []uint64) policy.Estimates
+
+// Options is how Summarize makes clusters: Estimate compares each member
+// with its cluster's kept document (nil: every member counts as fully
+// alike, for tests of the rest); Centered, when set, is the policy every
+// member must meet against it (--clusters=centered).
+type Options struct {
+	Estimate Estimator
+	Centered *policy.Policy
+}
 
 // Components runs union-find over the edges. It returns one assignment per
 // document in a cluster, in doc ID order, the statistics of every cluster
 // in cluster ID order, and the union-find's memory per document. It is
 // the single-process form of what the pipeline spreads over workers: the
-// links' components, then Attach and Summarize.
-func Components(edges []packed.Edge) (assign []packed.Assignment, stats []packed.ClusterStat, bytesPerID float64) {
+// links' components, then Attach and Summarize; sketches holds the
+// representatives' sketches (<doc, values> as packed.Sketch) and ranks
+// their ranks (see Attach).
+func Components(edges []packed.Edge, sketches []packed.Sketch, ranks []packed.Arc, opt Options) (assign []packed.Assignment, stats []packed.ClusterStat, bytesPerID float64) {
 	uf := unionfind.New(2 * len(edges))
 	var links, copies []packed.Edge
 	for _, e := range edges {
@@ -35,8 +51,8 @@ func Components(edges []packed.Edge) (assign []packed.Assignment, stats []packed
 	}
 	var labels []packed.Arc
 	uf.Each(func(id, root uint64) { labels = append(labels, packed.Arc{U: id, V: root}) })
-	members, clinks := Attach(labels, links, copies, nil, func(doc uint64) uint64 { return doc })
-	assign, stats = Summarize(members, clinks)
+	members, clinks := Attach(labels, links, copies, ranks, sketches, func(doc uint64) uint64 { return doc })
+	assign, stats = Summarize(members, clinks, opt)
 	return assign, stats, uf.BytesPerID()
 }
 
@@ -45,33 +61,41 @@ func Components(edges []packed.Edge) (assign []packed.Assignment, stats []packed
 // doc, V any name of its component that no other component shares); links
 // and copies are edges whose A is labelled or, for a copy, is a
 // representative (whose own label is own(A) when it has no links). It
-// returns the members, one per document (Cluster the component's label,
-// IdenticalTo set for copies), and the links with their component's
-// label. ranks holds <doc, math.Float64bits(rank)> for documents ranked by
-// --keep (package keep); a member without one ranks 0; a copy's rank comes
-// with it (Edge.Rank), since it lives in another doc partition. The pipeline calls
-// it on each doc partition, where a document's label, links from it,
-// copies of it and its rank meet; the inputs are reordered.
-func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Arc, own func(doc uint64) uint64) (members []packed.Assignment, clinks []packed.ClusterLink) {
+// returns the members, one per document (Comp the component's label,
+// IdenticalTo set for copies, a representative's sketch from sketches),
+// and the links with their component's label. ranks holds <doc,
+// math.Float64bits(rank)> for documents ranked by --keep (package keep); a
+// member without one ranks 0; a copy's rank comes with it (Edge.Rank),
+// since it lives in another doc partition. The pipeline calls it on each
+// doc partition, where a document's label, links from it, copies of it,
+// its rank and its sketch meet; the inputs are reordered.
+func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Arc, sketches []packed.Sketch, own func(doc uint64) uint64) (members []packed.Member, clinks []packed.ClusterLink) {
+	byU := func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) }
 	slices.SortFunc(ranks, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
 	rankOf := func(doc uint64) float64 {
-		if k, ok := slices.BinarySearchFunc(ranks, doc, func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) }); ok {
+		if k, ok := slices.BinarySearchFunc(ranks, doc, byU); ok {
 			return math.Float64frombits(ranks[k].V)
 		}
 		return 0
 	}
-
+	slices.SortFunc(sketches, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })
+	sketchOf := func(doc uint64) []uint64 {
+		if k, ok := slices.BinarySearchFunc(sketches, doc, func(s packed.Sketch, d uint64) int { return cmp.Compare(s.Doc, d) }); ok {
+			return sketches[k].Values
+		}
+		return nil
+	}
 	slices.SortFunc(labels, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
 	labels = slices.CompactFunc(labels, func(x, y packed.Arc) bool { return x.U == y.U })
 	labelOf := func(doc uint64) (uint64, bool) {
-		k, ok := slices.BinarySearchFunc(labels, doc, func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) })
+		k, ok := slices.BinarySearchFunc(labels, doc, byU)
 		if !ok {
 			return 0, false
 		}
 		return labels[k].V, true
 	}
 	for _, l := range labels {
-		members = append(members, packed.Assignment{Doc: l.U, Cluster: l.V, IdenticalTo: packed.NoDoc, Rank: rankOf(l.U)})
+		members = append(members, packed.Member{Doc: l.U, Comp: l.V, IdenticalTo: packed.NoDoc, Rank: rankOf(l.U), Values: sketchOf(l.U)})
 	}
 	for _, e := range links {
 		comp, _ := labelOf(e.A) // a link's documents are always labelled
@@ -85,25 +109,32 @@ func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Arc
 		if !ok {
 			comp = own(c.A)
 			if i == 0 || copies[i-1].A != c.A {
-				members = append(members, packed.Assignment{Doc: c.A, Cluster: comp, IdenticalTo: packed.NoDoc, Rank: rankOf(c.A)})
+				members = append(members, packed.Member{Doc: c.A, Comp: comp, IdenticalTo: packed.NoDoc, Rank: rankOf(c.A), Values: sketchOf(c.A)})
 			}
 		}
-		members = append(members, packed.Assignment{Doc: c.B, Cluster: comp, IdenticalTo: c.A, Rank: c.Rank})
+		members = append(members, packed.Member{Doc: c.B, Comp: comp, IdenticalTo: c.A, Rank: c.Rank})
 	}
 	return members, clinks
 }
 
 // Summarize turns the members and links of whole components (as Attach
 // gives them; any number of components, all of each) into one assignment
-// per member and one statistic per cluster. A cluster is named by its
-// smallest member, whatever the components' labels, and kept by the
-// member of highest Rank, ties to the smallest doc (package keep); its
-// links are summed in (A, B) order, so that the mean resemblance does not
-// depend on the order links arrived in. Assignments come in doc order, statistics in
-// cluster order; the inputs are reordered.
-func Summarize(members []packed.Assignment, links []packed.ClusterLink) (assign []packed.Assignment, stats []packed.ClusterStat) {
-	slices.SortFunc(members, func(x, y packed.Assignment) int {
-		return cmp.Or(cmp.Compare(x.Cluster, y.Cluster), cmp.Compare(x.Doc, y.Doc))
+// per member and one statistic per cluster. Each cluster keeps its member
+// of highest Rank, ties to the smallest doc (package keep), and every
+// member is compared with the kept one by opt.Estimate (a copy through its
+// representative's sketch). With opt.Centered, a component whose members
+// do not all meet that policy against the kept document is split: those
+// that do stay with it, the rest are clustered again among themselves by
+// the links between them (and their identical copies), and so on until
+// every cluster is centred on its kept document; a document left alone is
+// in no cluster. A cluster is named by its smallest member; its links
+// (those between its members) are summed in (A, B) order and its
+// resemblances to the kept document in doc order, so the floats do not
+// depend on the order anything arrived in. Assignments come in doc order,
+// statistics in cluster order; the inputs are reordered.
+func Summarize(members []packed.Member, links []packed.ClusterLink, opt Options) (assign []packed.Assignment, stats []packed.ClusterStat) {
+	slices.SortFunc(members, func(x, y packed.Member) int {
+		return cmp.Or(cmp.Compare(x.Comp, y.Comp), cmp.Compare(x.Doc, y.Doc))
 	})
 	slices.SortFunc(links, func(x, y packed.ClusterLink) int {
 		return cmp.Or(cmp.Compare(x.Comp, y.Comp), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
@@ -111,38 +142,147 @@ func Summarize(members []packed.Assignment, links []packed.ClusterLink) (assign 
 	assign = make([]packed.Assignment, 0, len(members))
 	li := 0
 	for i := 0; i < len(members); {
-		comp := members[i].Cluster
+		comp := members[i].Comp
 		j := i
-		st := packed.ClusterStat{Cluster: members[i].Doc, MinResemblance: math.Inf(1)} // the smallest member
-		kept := members[i]
-		for ; j < len(members) && members[j].Cluster == comp; j++ {
-			m := members[j]
-			st.Size++
-			if m.IdenticalTo != packed.NoDoc {
-				st.Copies++
-			}
-			if keep.Better(m.Rank, m.Doc, kept.Rank, kept.Doc) {
-				kept = m
-			}
-		}
-		st.Kept = kept.Doc
-		for _, m := range members[i:j] {
-			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc})
+		for j < len(members) && members[j].Comp == comp {
+			j++
 		}
 		for li < len(links) && links[li].Comp < comp {
 			li++ // cannot happen: a link's component has members
 		}
-		for ; li < len(links) && links[li].Comp == comp; li++ {
-			st.Links++
-			st.MinResemblance = min(st.MinResemblance, links[li].Resemblance)
-			st.SumResemblance += links[li].Resemblance
+		lj := li
+		for lj < len(links) && links[lj].Comp == comp {
+			lj++
 		}
-		stats = append(stats, st)
-		i = j
+		assign, stats = summarizeComponent(assign, stats, members[i:j], links[li:lj], opt)
+		i, li = j, lj
 	}
 	slices.SortFunc(assign, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
 	slices.SortFunc(stats, func(x, y packed.ClusterStat) int { return cmp.Compare(x.Cluster, y.Cluster) })
 	return assign, stats
+}
+
+// summarizeComponent is Summarize for one component: members sorted by
+// doc, links by (A, B).
+func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, members []packed.Member, links []packed.ClusterLink, opt Options) ([]packed.Assignment, []packed.ClusterStat) {
+	index := make(map[uint64]int, len(members)) // doc -> position in members
+	for k, m := range members {
+		index[m.Doc] = k
+	}
+	sketchOf := func(m packed.Member) []uint64 {
+		if m.IdenticalTo != packed.NoDoc {
+			if k, ok := index[m.IdenticalTo]; ok {
+				return members[k].Values
+			}
+		}
+		return m.Values
+	}
+	group := make([]int, len(members)) // the cluster each member ends in, by its position in pending
+	pending := [][]int{make([]int, len(members))}
+	for k := range members {
+		pending[0][k] = k
+	}
+	res := make([]float64, len(members))
+	var clusters [][]int
+	var kepts []int
+	for len(pending) > 0 {
+		g := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		kept := g[0]
+		for _, k := range g[1:] {
+			if keep.Better(members[k].Rank, members[k].Doc, members[kept].Rank, members[kept].Doc) {
+				kept = k
+			}
+		}
+		ks := sketchOf(members[kept])
+		var stay, rest []int
+		for _, k := range g {
+			e := policy.Estimates{Resemblance: 1}
+			if k != kept && opt.Estimate != nil {
+				e = opt.Estimate(sketchOf(members[k]), ks)
+			}
+			res[k] = e.Resemblance
+			if k == kept || opt.Centered == nil || opt.Centered.Links(e) {
+				stay = append(stay, k)
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		clusters, kepts = append(clusters, stay), append(kepts, kept)
+		if len(rest) > 0 {
+			pending = append(pending, regroup(rest, members, links, index)...)
+		}
+	}
+	for c, g := range clusters {
+		for _, k := range g {
+			group[k] = c
+		}
+	}
+	for c, g := range clusters {
+		if len(g) < 2 {
+			continue // a document left alone is in no cluster
+		}
+		slices.Sort(g) // doc order: members are sorted by doc
+		kept := members[kepts[c]]
+		st := packed.ClusterStat{Cluster: members[g[0]].Doc, MinResemblance: math.Inf(1), Kept: kept.Doc, MinToKept: math.Inf(1)}
+		for _, k := range g {
+			m := members[k]
+			st.Size++
+			if m.IdenticalTo != packed.NoDoc {
+				st.Copies++
+			}
+			if k != kepts[c] {
+				st.MinToKept = min(st.MinToKept, res[k])
+				st.SumToKept += res[k]
+			}
+			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc, ResToKept: res[k]})
+		}
+		for _, l := range links {
+			if a, b := index[l.A], index[l.B]; group[a] == c && group[b] == c {
+				st.Links++
+				st.MinResemblance = min(st.MinResemblance, l.Resemblance)
+				st.SumResemblance += l.Resemblance
+			}
+		}
+		stats = append(stats, st)
+	}
+	return assign, stats
+}
+
+// regroup splits members (positions) into the connected groups of the
+// links between them and of their identical copies, each in doc order.
+func regroup(rest []int, members []packed.Member, links []packed.ClusterLink, index map[uint64]int) [][]int {
+	in := make(map[int]bool, len(rest))
+	uf := unionfind.New(len(rest))
+	for _, k := range rest {
+		in[k] = true
+		uf.Add(uint64(k))
+	}
+	for _, k := range rest {
+		if r, ok := index[members[k].IdenticalTo]; ok && in[r] {
+			uf.Union(uint64(k), uint64(r))
+		}
+	}
+	for _, l := range links {
+		a, b := index[l.A], index[l.B]
+		if in[a] && in[b] {
+			uf.Union(uint64(a), uint64(b))
+		}
+	}
+	byRoot := map[uint64][]int{}
+	var roots []uint64
+	uf.Each(func(id, root uint64) {
+		if byRoot[root] == nil {
+			roots = append(roots, root)
+		}
+		byRoot[root] = append(byRoot[root], int(id))
+	})
+	slices.Sort(roots)
+	out := make([][]int, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, byRoot[r])
+	}
+	return out
 }
 
 // Counts is how Join placed the documents.
@@ -153,7 +293,8 @@ type Counts struct {
 // Join fills the cluster columns of docs (sorted by doc ID) from assign
 // (sorted by doc): cluster_id, identical_to, kept_doc_id (the document
 // that stands for this one: its cluster's kept document, or itself when
-// alone), and is_representative, true for a cluster's kept document and
+// alone), resemblance_to_kept (1 for the kept and the alone), and
+// is_representative, true for a cluster's kept document and
 // for every ok or too_short document that is alone.
 func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 	var n Counts
@@ -172,14 +313,14 @@ func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 				r := int64(assign[ai].IdenticalTo)
 				d.IdenticalTo = &r
 			}
-			k := int64(assign[ai].Kept)
-			d.KeptDocID = &k
+			k, r := int64(assign[ai].Kept), assign[ai].ResToKept
+			d.KeptDocID, d.ResemblanceToKept = &k, &r
 			d.IsRepresentative = k == d.DocID
 			n.Clustered++
 		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort:
 			d.IsRepresentative = true
-			k := d.DocID
-			d.KeptDocID = &k
+			k, r := d.DocID, 1.0
+			d.KeptDocID, d.ResemblanceToKept = &k, &r
 			n.Alone++
 		default:
 			n.EmptyOrRejected++
@@ -199,6 +340,9 @@ func Rows(stats []packed.ClusterStat, docs []tables.Doc) []tables.Cluster {
 			IdenticalCopies:     int64(st.Copies),
 			RepresentativeDocID: int64(st.Kept),
 			LinkedPairs:         int64(st.Links),
+			// Size >= 2: there is a member besides the kept one.
+			MinResemblanceToKept:  st.MinToKept,
+			MeanResemblanceToKept: st.SumToKept / float64(st.Size-1),
 		}
 		if k, ok := slices.BinarySearchFunc(docs, st.Kept, func(d tables.Doc, id uint64) int { return cmp.Compare(uint64(d.DocID), id) }); ok {
 			c.RepresentativeURL = docs[k].URL

@@ -3,10 +3,12 @@ package clusters
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
 )
 
 func TestComponentsJoinRows(t *testing.T) {
@@ -19,15 +21,15 @@ func TestComponentsJoinRows(t *testing.T) {
 		{A: 10, B: 20, Resemblance: 1, Copy: true},
 		{A: 50, B: 60, Resemblance: 0.9},
 	}
-	assign, stats, perID := Components(edges)
+	assign, stats, perID := Components(edges, nil, nil, Options{})
 	if got := fmt.Sprint(assign); got != fmt.Sprint([]packed.Assignment{
-		{Doc: 10, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10}, {Doc: 20, Cluster: 10, IdenticalTo: 10, Kept: 10},
-		{Doc: 30, Cluster: 10, IdenticalTo: 10, Kept: 10}, {Doc: 40, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10},
-		{Doc: 50, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50}, {Doc: 60, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50},
+		{Doc: 10, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10, ResToKept: 1}, {Doc: 20, Cluster: 10, IdenticalTo: 10, Kept: 10, ResToKept: 1},
+		{Doc: 30, Cluster: 10, IdenticalTo: 10, Kept: 10, ResToKept: 1}, {Doc: 40, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10, ResToKept: 1},
+		{Doc: 50, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50, ResToKept: 1}, {Doc: 60, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50, ResToKept: 1},
 	}) {
 		t.Errorf("assignments %v", got)
 	}
-	if len(stats) != 2 || stats[0] != (packed.ClusterStat{Cluster: 10, Size: 4, Copies: 2, Links: 1, MinResemblance: 0.6, SumResemblance: 0.6, Kept: 10}) ||
+	if len(stats) != 2 || stats[0] != (packed.ClusterStat{Cluster: 10, Size: 4, Copies: 2, Links: 1, MinResemblance: 0.6, SumResemblance: 0.6, Kept: 10, MinToKept: 1, SumToKept: 3}) ||
 		stats[1].Cluster != 50 || stats[1].Size != 2 || stats[1].Links != 1 {
 		t.Errorf("stats %+v", stats)
 	}
@@ -61,7 +63,7 @@ func TestComponentsJoinRows(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 	// A cluster of identical copies only has no resemblance figures.
-	_, only, _ := Components([]packed.Edge{{A: 1, B: 2, Resemblance: 1, Copy: true}})
+	_, only, _ := Components([]packed.Edge{{A: 1, B: 2, Resemblance: 1, Copy: true}}, nil, nil, Options{})
 	if r := Rows(only, nil); r[0].MinResemblance != nil || r[0].RepresentativeURL != nil {
 		t.Errorf("copies-only cluster row %+v", r[0])
 	}
@@ -77,8 +79,8 @@ func TestSummarizeKeeps(t *testing.T) {
 	rank := func(doc uint64, r float64) packed.Arc { return packed.Arc{U: doc, V: math.Float64bits(r)} }
 	// 30, a copy, ranks highest in the first cluster; 50 and 60 tie.
 	ranks := []packed.Arc{rank(10, 1), rank(40, 2.5), rank(50, 4), rank(60, 4)} // copies' ranks come with them
-	members, clinks := Attach(labels, links, copies, ranks, func(d uint64) uint64 { return d })
-	assign, stats := Summarize(members, clinks)
+	members, clinks := Attach(labels, links, copies, ranks, nil, func(d uint64) uint64 { return d })
+	assign, stats := Summarize(members, clinks, Options{})
 	kept := map[uint64]uint64{}
 	for _, a := range assign {
 		kept[a.Doc] = a.Kept
@@ -107,4 +109,70 @@ func TestSummarizeKeeps(t *testing.T) {
 	if rows[0].ClusterID != 10 || rows[0].RepresentativeDocID != 30 || *rows[0].RepresentativeURL != "https://k.test/30" {
 		t.Errorf("clusters row %+v", rows[0])
 	}
+}
+
+// TestCentered: a chain a-b-c whose ends do not resemble each other is one
+// component, but centred on the kept document it splits, and the split-off
+// documents are clustered again among themselves.
+func TestCentered(t *testing.T) {
+	// Sketches: 1 shares half its values with 2, 2 half with 3, 1 and 3
+	// nothing; 4 is a copy of 3; 5 shares 3's sketch; 6 is alone in values.
+	sk := func(vs ...uint64) []uint64 { return vs }
+	sketches := []packed.Sketch{
+		{Doc: 1, Values: sk(1, 2, 3, 4)}, {Doc: 2, Values: sk(1, 2, 3, 4, 5, 6)}, {Doc: 3, Values: sk(4, 5, 6, 7, 8)},
+		{Doc: 5, Values: sk(4, 5, 6, 7, 8)}, {Doc: 6, Values: sk(9)},
+	}
+	edges := []packed.Edge{{A: 1, B: 2, Resemblance: 0.67}, {A: 2, B: 3, Resemblance: 0.6}, {A: 3, B: 5, Resemblance: 1},
+		{A: 5, B: 6, Resemblance: 0.5}, {A: 3, B: 4, Resemblance: 1, Copy: true}}
+	est := func(a, b []uint64) policy.Estimates {
+		n := 0
+		for _, x := range a {
+			if slices.Contains(b, x) {
+				n++
+			}
+		}
+		return policy.Estimates{Shared: n, Resemblance: float64(n) / float64(len(a)+len(b)-n)}
+	}
+	pol := policy.Policy{Resemblance: 0.5}
+	comp, compStats, _ := Components(edges, sketches, nil, Options{Estimate: est})
+	if len(compStats) != 1 || compStats[0].Size != 6 {
+		t.Fatalf("components: %+v", compStats)
+	}
+	assign, stats, _ := Components(edges, sketches, nil, Options{Estimate: est, Centered: &pol})
+	// Kept 1 (smallest): 2 resembles it (4/6), 3, 4, 5, 6 do not. Among
+	// those: kept 3; 4 (its copy) and 5 resemble it, 6 does not: alone.
+	got := map[uint64]uint64{}
+	for _, a := range assign {
+		got[a.Doc] = a.Cluster
+		if e := est(sketchFor(sketches, a.Doc), sketchFor(sketches, a.Kept)); a.Doc != a.Kept && !pol.Links(e) {
+			t.Errorf("doc %d does not meet the policy against its kept document %d", a.Doc, a.Kept)
+		}
+	}
+	want := map[uint64]uint64{1: 1, 2: 1, 3: 3, 4: 3, 5: 3}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(stats) != 2 {
+		t.Errorf("centered clusters %v (stats %+v), want %v", got, stats, want)
+	}
+	if stats[0].Links != 1 || stats[1].Links != 1 || stats[1].Copies != 1 {
+		t.Errorf("centered stats %+v: links are counted inside each cluster only", stats)
+	}
+	if len(comp) != 6 {
+		t.Errorf("components mode clustered %d docs, want 6", len(comp))
+	}
+	for _, a := range comp {
+		if a.Doc == 3 && a.ResToKept != est(sketchFor(sketches, 3), sketchFor(sketches, 1)).Resemblance {
+			t.Errorf("resemblance_to_kept of 3: %g", a.ResToKept)
+		}
+	}
+}
+
+func sketchFor(sketches []packed.Sketch, doc uint64) []uint64 {
+	if doc == 4 {
+		doc = 3 // a copy has its representative's sketch
+	}
+	for _, s := range sketches {
+		if s.Doc == doc {
+			return s.Values
+		}
+	}
+	return nil
 }

@@ -209,12 +209,11 @@ func AppendEdges(dst []Edge, b []byte) ([]Edge, error) {
 
 // Assignment places one document in a cluster. IdenticalTo is NoDoc unless
 // the document is an identical copy skipped by the shortcut. Kept is the
-// document that stands for the cluster (--keep). On its way to the
-// cluster's summary, Cluster is the component's label and Rank the
-// document's rank under --keep (package keep).
+// document that stands for the cluster (--keep), ResToKept this one's
+// estimated resemblance to it.
 type Assignment struct {
 	Doc, Cluster, IdenticalTo, Kept uint64
-	Rank                            float64
+	ResToKept                       float64
 }
 
 // AssignmentSize is the encoded size of an Assignment.
@@ -226,7 +225,7 @@ func (a Assignment) Append(b []byte) []byte {
 	b = le.AppendUint64(b, a.Cluster)
 	b = le.AppendUint64(b, a.IdenticalTo)
 	b = le.AppendUint64(b, a.Kept)
-	return le.AppendUint64(b, math.Float64bits(a.Rank))
+	return le.AppendUint64(b, math.Float64bits(a.ResToKept))
 }
 
 // AppendAssignments decodes the assignments in b and appends them to dst.
@@ -236,6 +235,53 @@ func AppendAssignments(dst []Assignment, b []byte) ([]Assignment, error) {
 	}
 	for ; len(b) > 0; b = b[AssignmentSize:] {
 		dst = append(dst, Assignment{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]), math.Float64frombits(le.Uint64(b[32:]))})
+	}
+	return dst, nil
+}
+
+// Member is a document on its way to its cluster's summary: the
+// component's label, the representative it is an identical copy of
+// (NoDoc if none), its rank under --keep and, for a representative, its
+// sketch (a copy's is its representative's).
+type Member struct {
+	Doc, Comp, IdenticalTo uint64
+	Rank                   float64
+	Values                 []uint64
+}
+
+// Append appends the encoding of m to b.
+func (m Member) Append(b []byte) []byte {
+	b = le.AppendUint64(b, m.Doc)
+	b = le.AppendUint64(b, m.Comp)
+	b = le.AppendUint64(b, m.IdenticalTo)
+	b = le.AppendUint64(b, math.Float64bits(m.Rank))
+	b = le.AppendUint32(b, uint32(len(m.Values)))
+	for _, v := range m.Values {
+		b = le.AppendUint64(b, v)
+	}
+	return b
+}
+
+// AppendMembers decodes the members in b and appends them to dst.
+func AppendMembers(dst []Member, b []byte) ([]Member, error) {
+	for len(b) > 0 {
+		if len(b) < 36 {
+			return dst, fmt.Errorf("packed: truncated member record (%d bytes left)", len(b))
+		}
+		m := Member{Doc: le.Uint64(b), Comp: le.Uint64(b[8:]), IdenticalTo: le.Uint64(b[16:]), Rank: math.Float64frombits(le.Uint64(b[24:]))}
+		n := int(le.Uint32(b[32:]))
+		b = b[36:]
+		if len(b)/8 < n {
+			return dst, fmt.Errorf("packed: truncated member record: %d values, %d bytes left", n, len(b))
+		}
+		if n > 0 {
+			m.Values = make([]uint64, n)
+			for i := range m.Values {
+				m.Values[i] = le.Uint64(b[8*i:])
+			}
+		}
+		b = b[8*n:]
+		dst = append(dst, m)
 	}
 	return dst, nil
 }
@@ -295,7 +341,8 @@ func AppendClusterLinks(dst []ClusterLink, b []byte) ([]ClusterLink, error) {
 }
 
 // ClusterStat summarizes one cluster for the clusters table. Kept is the
-// document that stands for it (--keep).
+// document that stands for it (--keep); MinToKept and SumToKept are over
+// the other members' resemblances to it.
 type ClusterStat struct {
 	Cluster        uint64
 	Size           uint32
@@ -304,10 +351,12 @@ type ClusterStat struct {
 	MinResemblance float64
 	SumResemblance float64
 	Kept           uint64
+	MinToKept      float64
+	SumToKept      float64
 }
 
 // ClusterStatSize is the encoded size of a ClusterStat.
-const ClusterStatSize = 44
+const ClusterStatSize = 60
 
 // Append appends the encoding of c to b.
 func (c ClusterStat) Append(b []byte) []byte {
@@ -317,7 +366,9 @@ func (c ClusterStat) Append(b []byte) []byte {
 	b = le.AppendUint32(b, c.Links)
 	b = le.AppendUint64(b, math.Float64bits(c.MinResemblance))
 	b = le.AppendUint64(b, math.Float64bits(c.SumResemblance))
-	return le.AppendUint64(b, c.Kept)
+	b = le.AppendUint64(b, c.Kept)
+	b = le.AppendUint64(b, math.Float64bits(c.MinToKept))
+	return le.AppendUint64(b, math.Float64bits(c.SumToKept))
 }
 
 // AppendClusterStats decodes the stats in b and appends them to dst.
@@ -327,7 +378,8 @@ func AppendClusterStats(dst []ClusterStat, b []byte) ([]ClusterStat, error) {
 	}
 	for ; len(b) > 0; b = b[ClusterStatSize:] {
 		dst = append(dst, ClusterStat{le.Uint64(b), le.Uint32(b[8:]), le.Uint32(b[12:]), le.Uint32(b[16:]),
-			math.Float64frombits(le.Uint64(b[20:])), math.Float64frombits(le.Uint64(b[28:])), le.Uint64(b[36:])})
+			math.Float64frombits(le.Uint64(b[20:])), math.Float64frombits(le.Uint64(b[28:])), le.Uint64(b[36:]),
+			math.Float64frombits(le.Uint64(b[44:])), math.Float64frombits(le.Uint64(b[52:]))})
 	}
 	return dst, nil
 }

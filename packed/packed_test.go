@@ -37,7 +37,7 @@ func TestRoundTrips(t *testing.T) {
 		es, b4 = append(es, e), e.Append(b4)
 		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc, rng.Uint64(), rng.Float64()}
 		as, b5 = append(as, a), a.Append(b5)
-		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64(), rng.Uint64()}
+		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64(), rng.Uint64(), rng.Float64(), rng.Float64()}
 		cs, b6 = append(cs, c), c.Append(b6)
 		a7 := Arc{rng.Uint64(), rng.Uint64()}
 		arcs, b7 = append(arcs, a7), a7.Append(b7)
@@ -64,6 +64,20 @@ func TestRoundTrips(t *testing.T) {
 	check("cluster stats", cs, got6, err)
 	got7, err := AppendArcs(nil, b7)
 	check("arcs", arcs, got7, err)
+	var mems []Member
+	var b9 []byte
+	for i := range 50 {
+		m := Member{Doc: rng.Uint64(), Comp: rng.Uint64(), IdenticalTo: NoDoc, Rank: rng.Float64()}
+		for range i % 4 {
+			m.Values = append(m.Values, rng.Uint64())
+		}
+		mems, b9 = append(mems, m), m.Append(b9)
+	}
+	got9, err := AppendMembers(nil, b9)
+	check("members", mems, got9, err)
+	if _, err := AppendMembers(nil, b9[:len(b9)-1]); err == nil {
+		t.Error("a truncated members batch decoded without error")
+	}
 	got8, err := AppendClusterLinks(nil, b8)
 	check("cluster links", cls, got8, err)
 	if _, err := AppendArcs(nil, b7[:len(b7)-1]); err == nil {

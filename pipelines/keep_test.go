@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -123,4 +124,52 @@ SELECT
 			}
 		})
 	}
+}
+
+// TestCenteredClusters: under --clusters=centered every clustered document
+// meets the policy against its kept document (DuckDB over the output),
+// which Broder's transitive components do not guarantee on the same input;
+// recluster gives the same tables.
+func TestCenteredClusters(t *testing.T) {
+	const input = "../testdata/crawl/*.parquet"
+	violations := func(dir string) (bad, clustered int) {
+		rows := duckdb(t, fmt.Sprintf(`
+SELECT count(*) FILTER (WHERE resemblance_to_kept < 0.5), count(*)
+FROM '%s/docs/*.parquet' WHERE cluster_id IS NOT NULL;`, dir))
+		if len(rows) != 1 {
+			t.Fatalf("duckdb printed %q", rows)
+		}
+		if _, err := fmt.Sscanf(rows[0], "%d | %d", &bad, &clustered); err != nil {
+			t.Fatalf("duckdb printed %q: %v", rows[0], err)
+		}
+		return bad, clustered
+	}
+	cfg := defaultConfig()
+	comps := run(t, input, cfg)
+	cfg.Centered = true
+	centered := run(t, input, cfg)
+	checkInvariants(t, centered, len(comps.docs))
+	if centered.manifest.Settings["clusters"] != "centered" {
+		t.Errorf("manifest: clusters %q", centered.manifest.Settings["clusters"])
+	}
+	badComps, nComps := violations(comps.dir)
+	badCentered, nCentered := violations(centered.dir)
+	t.Logf("components: %d of %d clustered docs below 0.5 against their kept document; centered: %d of %d", badComps, nComps, badCentered, nCentered)
+	if badCentered != 0 || nCentered == 0 {
+		t.Errorf("centered: %d of %d clustered documents do not meet the policy against their kept document", badCentered, nCentered)
+	}
+	if badComps == 0 {
+		t.Error("no chained member in the components run: the sample does not test centering")
+	}
+	for _, c := range centered.clusters {
+		if c.MinResemblanceToKept < 0.5 || c.MeanResemblanceToKept < c.MinResemblanceToKept {
+			t.Errorf("cluster %d: resemblance to kept min %g, mean %g", c.ClusterID, c.MinResemblanceToKept, c.MeanResemblanceToKept)
+		}
+	}
+	dir := t.TempDir()
+	m, err := Recluster(context.Background(), ReclusterOptions{From: comps.dir, Output: dir, Policy: cfg.Policy, Centered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, centered, readResult(t, dir, m, cfg.Policy))
 }

@@ -42,7 +42,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 		lists := transforms.ShingleMerge(s, postings, cfg) // phase 2
 		pairs = transforms.PairCount(s, lists, cfg)        // phase 3
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, cfg) // phase 4
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
 	transforms.EquivalenceCounts(s, equiv, cfg)
@@ -230,6 +230,7 @@ func Settings(cfg transforms.Config) map[string]string {
 		"pairs":               pairsKept(cfg),
 		"components":          cfg.Components,
 		"keep":                cfg.Keep.String(),
+		"clusters":            clusterMode(cfg),
 		"component_rounds":    strconv.Itoa(cfg.ComponentRounds),
 	}
 }
@@ -257,6 +258,14 @@ func resolveComponents(cfg *transforms.Config, inputBytes int64) {
 	} else if cfg.ComponentRounds <= 0 {
 		cfg.ComponentRounds = transforms.DefaultComponentRounds
 	}
+}
+
+// clusterMode names --clusters.
+func clusterMode(cfg transforms.Config) string {
+	if cfg.Centered {
+		return "centered"
+	}
+	return "components"
 }
 
 // pairsKept names what the pairs table keeps: --pairs.

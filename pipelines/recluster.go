@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -37,15 +38,18 @@ type ReclusterOptions struct {
 	// Keep is the document each cluster keeps; the docs table holds what
 	// every policy but max/min:COLUMN ranks by.
 	Keep keep.Policy
+	// Centered is --clusters=centered.
+	Centered bool
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
 // are linked again under cfg.Policy, and the stored docs, with their
 // identical copies, are clustered again.
-func BuildRecluster(s beam.Scope, pairShards, docShards []string, cfg transforms.Config) {
+func BuildRecluster(s beam.Scope, pairShards, docShards, sketchShards []string, cfg transforms.Config) {
 	pairRows, links := transforms.Relink(s, pairShards, cfg)
 	meta, copies, ranks := transforms.ReadDocs(s, docShards, cfg)
-	assignments, stats := transforms.Components(s, cfg, links, copies, ranks)
+	reps := transforms.ReadSketches(s, sketchShards, cfg)
+	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
 }
@@ -94,6 +98,10 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err != nil {
 		return nil, err
 	}
+	sketchShards, err := list(tables.SketchesTable)
+	if err != nil {
+		return nil, fmt.Errorf("%w (an output written before the sketches table existed: rerun the full pipeline)", err)
+	}
 	m := output.NewManifest(opt.Flags)
 	m.ReclusterFrom, m.SourceFlags, m.Inputs, m.InputBytes = opt.From, src.Flags, src.Inputs, src.InputBytes
 	cfg := transforms.Config{Policy: opt.Policy, Partitions: src.Partitions}
@@ -106,16 +114,20 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		m.Settings[k] = v
 	}
 	m.Settings["policy"] = opt.Policy.String()
-	cfg.Components, cfg.ComponentRounds, cfg.Keep = opt.Components, opt.ComponentRounds, opt.Keep
+	cfg.Components, cfg.ComponentRounds, cfg.Keep, cfg.Centered = opt.Components, opt.ComponentRounds, opt.Keep, opt.Centered
 	m.Settings["keep"] = cfg.Keep.String()
+	m.Settings["clusters"] = clusterMode(cfg)
+	if cfg.Sketch, err = sketch.Parse(src.Settings["sketch"]); err != nil {
+		return nil, fmt.Errorf("%s: manifest setting sketch: %w", opt.From, err)
+	}
 	resolveComponents(&cfg, src.InputBytes)
 	m.Settings["components"] = cfg.Components
 	m.Settings["component_rounds"] = strconv.Itoa(cfg.ComponentRounds)
 
-	out, err := output.Prepare(ctx, opt.Output, append(pairShards, docShards...), opt.Overwrite)
+	out, err := output.Prepare(ctx, opt.Output, append(append(pairShards, docShards...), sketchShards...), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
-	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, cfg) })
+	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, sketchShards, cfg) })
 }

@@ -46,16 +46,17 @@ func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64
 }
 
 // Cluster is phase 4. It takes the counted pairs of PairCount, the
-// identical copies of Identical and the documents' ranks of Sketch. Each pair is estimated and Config.Policy
+// identical copies and representatives' sketches of Identical and the
+// documents' ranks of Sketch. Each pair is estimated and Config.Policy
 // decides whether it links its documents; Components then gives the
 // connected components of the links, with the copies, the clusters. It returns
 // pairRows, PCollection<KV<int, []byte>> of pairs-table rows per pair
 // partition (see policy.Keep for which pairs), and the assignments and stats
 // of Components.
-func Cluster(s beam.Scope, pairs, copies, ranks beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
+func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
 	pairRows, links := beam.ParDo2(s, &estimateFn{Cfg: cfg}, pairs)
-	assignments, stats = Components(s, cfg, links, copies, ranks)
+	assignments, stats = Components(s, cfg, links, copies, ranks, reps)
 	return pairRows, assignments, stats
 }
 

@@ -1,9 +1,11 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +17,10 @@ import (
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sketch"
 )
 
 // How phase 4 finds the connected components of the links (--components).
@@ -43,7 +48,7 @@ func init() {
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&classifyFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&residualFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&relabelFn{})
-	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
+	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&summarizeFn{})
 	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeTalliesFn{})
@@ -56,7 +61,9 @@ func init() {
 // partition of A (phase 4's links; identical copies joined to their
 // representative, A), and ranks, PCollection<KV<int, []byte>> of
 // <doc, rank bits> packed.Arc batches keyed by doc partition (--keep; empty
-// for smallest-id). It finds the connected components of the links
+// for smallest-id), and reps, the representatives' packed.Sketch batches
+// keyed by doc partition (to compare members with the kept document, and
+// for --clusters=centered). It finds the connected components of the links
 // (one worker's union-find, or large-star/small-star rounds over all
 // workers: Config.Components), attaches the copies, and summarizes each
 // cluster where its members meet. It returns assignments,
@@ -66,7 +73,7 @@ func init() {
 // doc partition of its kept document. Each cluster is named by its
 // smallest doc ID, whatever the order of the edges or the way chosen; the
 // figures of the way chosen go to the manifest.
-func Components(s beam.Scope, cfg Config, links, copies, ranks beam.PCollection) (assignments, stats beam.PCollection) {
+func Components(s beam.Scope, cfg Config, links, copies, ranks, reps beam.PCollection) (assignments, stats beam.PCollection) {
 	s = s.Scope("Components")
 	var labels, tallies beam.PCollection
 	if cfg.Components == ComponentsDistributed {
@@ -74,7 +81,7 @@ func Components(s beam.Scope, cfg Config, links, copies, ranks beam.PCollection)
 	} else {
 		labels, tallies = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
 	}
-	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies, ranks))
+	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
 	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Cfg: cfg}, beam.CoGroupByKey(s, members, clinks))
 	if cfg.TempDir != "" { // tests without an output folder have nowhere to put them
 		writeTallies(s, "components", cfg, tallies, summary)
@@ -315,12 +322,30 @@ func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt
 	return nil
 }
 
+// writeSketches writes the sketches table's shard of one doc partition:
+// every representative's sketch, which attachFn holds anyway (the name is
+// fixed by the partition, so a retried bundle rewrites the same file).
+func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sketch) error {
+	if len(reps) == 0 || cfg.TempDir == "" {
+		return nil
+	}
+	rows := make([]tables.Sketch, len(reps))
+	for i, r := range reps {
+		rows[i] = tables.Sketch{DocID: int64(r.Doc), Sketch: make([]int64, len(r.Values))}
+		for k, v := range r.Values {
+			rows[i].Sketch[k] = int64(v)
+		}
+	}
+	slices.SortFunc(rows, func(x, y tables.Sketch) int { return cmp.Compare(x.DocID, y.DocID) })
+	return tables.Write(ctx, beamfs.Join(cfg.TempDir, tables.SketchesTable, tables.ShardName(part)), rows)
+}
+
 // attachFn meets, on one doc partition, the labels of its documents, the
 // links from them, the copies of them and their ranks, and sends members and links to
 // their component's partition.
 type attachFn struct{ Cfg Config }
 
-func (f *attachFn) ProcessElement(ctx context.Context, _ int, labelsIt, linksIt, copiesIt, ranksIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
+func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
 	labels, err := decodeBatches(labelsIt, packed.AppendArcs)
 	if err != nil {
@@ -338,11 +363,18 @@ func (f *attachFn) ProcessElement(ctx context.Context, _ int, labelsIt, linksIt,
 	if err != nil {
 		return err
 	}
-	members, clinks := clusters.Attach(labels, links, copies, ranks, node)
+	reps, err := decodeBatches(repsIt, packed.AppendSketches)
+	if err != nil {
+		return err
+	}
+	if err := writeSketches(ctx, f.Cfg, part, reps); err != nil {
+		return err
+	}
+	members, clinks := clusters.Attach(labels, links, copies, ranks, reps, node)
 	parts := f.Cfg.Partitions
 	mo := newBatcher(ctx, "members", parts, emitMembers)
 	for _, m := range members {
-		mo.add(packed.Partition(m.Cluster, parts), m)
+		mo.add(packed.Partition(m.Comp, parts), m)
 	}
 	mo.flush()
 	lo := newBatcher(ctx, "cluster_links", parts, emitLinks)
@@ -359,7 +391,7 @@ type summarizeFn struct{ Cfg Config }
 
 func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, linksIt func(*[]byte) bool, emitAssign, emitStats func(int, []byte), tally func(string, int64)) error {
 	defer phase4Time.done(ctx, time.Now())
-	members, err := decodeBatches(membersIt, packed.AppendAssignments)
+	members, err := decodeBatches(membersIt, packed.AppendMembers)
 	if err != nil {
 		return err
 	}
@@ -367,7 +399,7 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 	if err != nil {
 		return err
 	}
-	assign, stats := clusters.Summarize(members, links)
+	assign, stats := clusters.Summarize(members, links, f.Cfg.summaryOptions())
 	parts := f.Cfg.Partitions
 	ao := newBatcher(ctx, "assignments", parts, emitAssign)
 	for _, a := range assign {
@@ -385,6 +417,38 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 	tally("clustered_docs", int64(len(assign)))
 	tally("largest_cluster", big)
 	return nil
+}
+
+// summaryOptions is how clusters are made of components: members compared
+// with the kept document by their sketches, and centred on it under
+// --clusters=centered.
+func (cfg Config) summaryOptions() clusters.Options {
+	spec := cfg.Sketch
+	opt := clusters.Options{Estimate: func(a, b []uint64) policy.Estimates { return EstimateSketches(a, b, spec) }}
+	if cfg.Centered {
+		pol := cfg.Policy
+		opt.Centered = &pol
+	}
+	return opt
+}
+
+// EstimateSketches is Estimate for two documents' whole sketches (sorted
+// sets, as Select makes them): the shared values, the resemblance and,
+// for MOD_m, the containments of a in b and of b in a.
+func EstimateSketches(a, b []uint64, spec sketch.Spec) policy.Estimates {
+	shared := sketch.IntersectCount(a, b)
+	e := policy.Estimates{Shared: shared}
+	switch spec.Kind {
+	case sketch.MinHash:
+		e.Resemblance = sketch.MinHashResemblance(shared, spec.N)
+	case sketch.Min:
+		e.Resemblance = sketch.MinResemblance(a, b, spec.N)
+	default:
+		e.Resemblance = sketch.ModResemblance(shared, len(a), len(b))
+		aInB, bInA := sketch.Containment(shared, len(a)), sketch.Containment(shared, len(b))
+		e.AInB, e.BInA = &aInB, &bInA
+	}
+	return e
 }
 
 // writeTallies combines figures the DoFns report as data (PCollections of

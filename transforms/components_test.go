@@ -63,7 +63,7 @@ func componentGraphs() map[string][]packed.Edge {
 // distributed way reports a per-worker share well under the whole.
 func TestComponentsWaysMatchUnionFind(t *testing.T) {
 	for name, edges := range componentGraphs() {
-		assign, _, _ := clusters.Components(edges)
+		assign, _, _ := clusters.Components(edges, nil, nil, clusters.Options{})
 		var want []any
 		for _, a := range assign {
 			ident := "-"
@@ -94,7 +94,8 @@ func TestComponentsWaysMatchUnionFind(t *testing.T) {
 				l := beam.ParDo(s, kvFromStruct, beam.CreateList(s, lk))
 				c := beam.ParDo(s, kvFromStruct, beam.CreateList(s, ck))
 				noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
-				assignments, _ := Components(s, cfg, l, c, noRanks)
+				noReps := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
+				assignments, _ := Components(s, cfg, l, c, noRanks, noReps)
 				passert.Equals(s, beam.ParDo(s, assignmentStrings, assignments), want...)
 				ptest.RunAndValidate(t, p)
 

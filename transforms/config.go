@@ -33,6 +33,7 @@ type Config struct {
 	MaxShingleDocs int           // shingles in more documents than this are dropped
 	Policy         policy.Policy // which pairs link
 	Keep           keep.Policy   // which document of a cluster stands for it
+	Centered       bool          // --clusters=centered: every member meets Policy against its kept document
 	// SuperShingle selects Broder's super-shingle shortcut instead of
 	// phases 2 and 3: documents sharing a super-shingle are candidates.
 	// SuperSize values per super-shingle for mod/min sketches; Bands bands

@@ -33,9 +33,10 @@ func init() {
 // batches keyed by shingle partition (the input of phase 2; in super-shingle
 // mode their super-shingles instead); copies, PCollection<KV<int, []byte>>
 // of packed.Edge batches (Copy set) joining each skipped copy to its
-// representative, keyed by the representative's doc partition; and, in super-shingle
-// mode only, reps, PCollection<KV<int, []byte>> of the representatives'
-// packed.Sketch batches keyed by doc partition, for the sketch join.
+// representative, keyed by the representative's doc partition; and reps,
+// PCollection<KV<int, []byte>> of the representatives' packed.Sketch
+// batches keyed by doc partition: for the super-shingles' sketch join, the
+// sketches table and each cluster's resemblances to its kept document.
 func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, copies, reps beam.PCollection) {
 	s = s.Scope("Identical")
 	grouped := beam.GroupByKey(s, sketches)
@@ -77,12 +78,10 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		}
 		rep := all[i]
 		reps++
+		repSketches.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Sketch{Doc: rep.Doc, Values: rep.Values})
 		if f.Cfg.SuperShingle {
 			for _, v := range rep.Supers {
 				postings.add(packed.Partition(v, f.Cfg.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
-			}
-			if len(rep.Supers) > 0 {
-				repSketches.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Sketch{Doc: rep.Doc, Values: rep.Values})
 			}
 		} else {
 			for r, v := range rep.Values {

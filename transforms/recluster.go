@@ -17,6 +17,7 @@ import (
 func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
 	register.DoFn5x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), error](&readDocsFn{})
+	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readSketchesFn{})
 }
 
 // Relink redoes the linking of phase 4 from a stored pairs table, for
@@ -157,4 +158,41 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// ReadSketches reads a stored sketches table for recluster. It takes the
+// sketches shards of an earlier run and returns PCollection<KV<int,
+// []byte>> of packed.Sketch batches keyed by doc partition (as Identical
+// returns the representatives' sketches).
+func ReadSketches(s beam.Scope, shards []string, cfg Config) beam.PCollection {
+	s = s.Scope("ReadSketches")
+	return beam.ParDo(s, &readSketchesFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
+}
+
+type readSketchesFn struct {
+	Cfg Config
+	out *batcher // the bundle's (see batcher)
+}
+
+func (f *readSketchesFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *readSketchesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
+
+func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
+	defer outputTime.done(ctx, time.Now())
+	rows, err := tables.Read[tables.Sketch](ctx, shard)
+	if err != nil {
+		return err
+	}
+	out := bundleBatcher(&f.out, ctx, "rep_sketches", f.Cfg.Partitions, emit)
+	for _, r := range rows {
+		values := make([]uint64, len(r.Sketch))
+		for i, v := range r.Sketch {
+			values[i] = uint64(v)
+		}
+		out.add(packed.Partition(uint64(r.DocID), f.Cfg.Partitions), packed.Sketch{Doc: uint64(r.DocID), Values: values})
+	}
+	return nil
 }

@@ -165,12 +165,12 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	} {
 		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), packed.Seal(nil, sk.Append(nil))})
 	}
-	postings, copies, _ := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
+	postings, copies, reps := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
 	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
 	pairs := PairCount(s, ShingleMerge(s, postings, cfg), cfg)
 	noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
-	_, assignments, _ := Cluster(s, pairs, copies, noRanks, cfg)
+	_, assignments, _ := Cluster(s, pairs, copies, noRanks, reps, cfg)
 	got := beam.ParDo(s, assignmentStrings, assignments)
 	passert.Equals(s, got, "10>10=-", "20>10=10", "30>10=10", "40>10=-")
 	ptest.RunAndValidate(t, p)

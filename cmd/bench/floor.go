@@ -478,7 +478,13 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 		pairRows = append(pairRows, r...)
 	}
 	count("pairs_reported", int64(len(pairRows)))
-	assign, stats, bytesPerID := clusters.Components(edges)
+	repSketches := make([]packed.Sketch, len(reps))
+	for i, r := range reps {
+		repSketches[i] = packed.Sketch{Doc: r.doc, Values: r.values}
+	}
+	spec := cfg.Sketch
+	assign, stats, bytesPerID := clusters.Components(edges, repSketches, nil, clusters.Options{
+		Estimate: func(a, b []uint64) policy.Estimates { return transforms.EstimateSketches(a, b, spec) }})
 	res.UFBytesPerID = bytesPerID
 	var largest int64
 	for _, st := range stats {

@@ -55,6 +55,7 @@ var (
 	policyFlag     = flag.String("policy", "", "which pairs link: resemblance:T, containment:T (either document contained in the other), or both comma-separated (default resemblance:--threshold)")
 	pairsFlag      = flag.String("pairs", "all", "what the pairs table keeps: all (every pair recluster and the contained table need) or linked (only linked pairs; phase 3 skips pairs whose sketch sizes rule out a link under a resemblance policy; no recluster)")
 	keepFlag       = flag.String("keep", "smallest-id", "the document that stands for its cluster: smallest-id, longest (most tokens), earliest or latest (--date-column), shortest-url, max:COLUMN or min:COLUMN (a numeric input column); ties go to the smallest doc ID")
+	clustersFlag   = flag.String("clusters", "components", "what a cluster is: components (Broder's transitive closure of the links) or centered (every member meets the policy against its cluster's kept document; the others are split off and clustered again)")
 	componentsFlag = flag.String("components", "auto", "how phase 4 finds the connected components: single (one worker's union-find), distributed (large-star/small-star rounds over all workers), or auto (single below 8 GiB of input)")
 	rounds         = flag.Int("component-rounds", 16, "distributed components: large-star/small-star rounds before the finishing union-find of what is left")
 	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
@@ -69,11 +70,11 @@ var (
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
-	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
+	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "clusters", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
 var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true,
-	"components": true, "component-rounds": true, "keep": true}
+	"components": true, "component-rounds": true, "keep": true, "clusters": true}
 
 func init() {
 	flag.Usage = func() {
@@ -205,11 +206,14 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 		return opt, usage("--keep: %v", err)
 	}
 	return pipelines.ReclusterOptions{From: *from, Output: *outputDir, Policy: p, Flags: flags, Overwrite: *overwrite, Progress: mode,
-		Components: *componentsFlag, ComponentRounds: *rounds, Keep: kp}, nil
+		Components: *componentsFlag, ComponentRounds: *rounds, Keep: kp, Centered: *clustersFlag == "centered"}, nil
 }
 
-// checkComponents checks --components and --component-rounds.
+// checkComponents checks --components, --component-rounds and --clusters.
 func checkComponents() error {
+	if *clustersFlag != "components" && *clustersFlag != "centered" {
+		return usage("--clusters must be components or centered, not %q", *clustersFlag)
+	}
 	switch *componentsFlag {
 	case transforms.ComponentsAuto, transforms.ComponentsSingle, transforms.ComponentsDistributed:
 	default:
@@ -332,6 +336,7 @@ func options() (pipelines.Options, error) {
 			MaxShingleDocs:  *maxShingleDocs,
 			Policy:          pol,
 			Keep:            kp,
+			Centered:        *clustersFlag == "centered",
 			SuperShingle:    super,
 			SuperSize:       *superSize,
 			Bands:           *bands,

@@ -213,6 +213,8 @@ func writeEmpty(ctx context.Context, table, name string) error {
 		return tables.Write[tables.Pair](ctx, name, nil)
 	case tables.ContainedTable:
 		return tables.Write[tables.Contained](ctx, name, nil)
+	case tables.SketchesTable:
+		return tables.Write[tables.Sketch](ctx, name, nil)
 	}
 	return fmt.Errorf("unknown table %q", table)
 }

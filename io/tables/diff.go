@@ -28,6 +28,7 @@ func Diff(ctx context.Context, dirA, dirB string, only ...string) error {
 	check(ContainedTable, diffTable(ctx, dirA, dirB, ContainedTable, func(x, y Contained) int {
 		return cmp.Or(cmp.Compare(x.Contained, y.Contained), cmp.Compare(x.Container, y.Container))
 	}, deepEqual[Contained]))
+	check(SketchesTable, diffTable(ctx, dirA, dirB, SketchesTable, func(x, y Sketch) int { return cmp.Compare(x.DocID, y.DocID) }, deepEqual[Sketch]))
 	if len(errs) > 0 {
 		return fmt.Errorf("%s and %s differ: %v", dirA, dirB, errs)
 	}

@@ -22,6 +22,7 @@ func writeOutput(t *testing.T, docs []Doc, pairs []Pair) string {
 		ClustersTable:  func(n string) error { return Write[Cluster](ctx, n, nil) },
 		PairsTable:     func(n string) error { return Write(ctx, n, pairs) },
 		ContainedTable: func(n string) error { return Write(ctx, n, ContainedRows(pairs, 0.8)) },
+		SketchesTable:  func(n string) error { return Write(ctx, n, []Sketch{{DocID: 1, Sketch: []int64{-5, 7}}}) },
 	} {
 		if err := write(filepath.Join(dir, table, ShardName(0))); err != nil {
 			t.Fatal(err)

@@ -23,35 +23,38 @@ const (
 
 // Doc is one row of docs/: one per input row, always.
 type Doc struct {
-	DocID              int64   `parquet:"doc_id"`
-	ID                 *string `parquet:"id,optional"`
-	URL                *string `parquet:"url,optional"`
-	Date               *string `parquet:"date,optional"`
-	SourceFile         string  `parquet:"source_file"`
-	SourceRow          int64   `parquet:"source_row"`
-	Status             string  `parquet:"status"`
-	Reason             *string `parquet:"reason,optional"`
-	TokenCount         int64   `parquet:"token_count"`
-	ShingleCount       int64   `parquet:"shingle_count"`
-	SketchSize         int32   `parquet:"sketch_size"`
-	ContentFingerprint int64   `parquet:"content_fingerprint"`
-	LexicalFingerprint int64   `parquet:"lexical_fingerprint"`
-	ClusterID          *int64  `parquet:"cluster_id,optional"`
-	IdenticalTo        *int64  `parquet:"identical_to,optional"`
-	IsRepresentative   bool    `parquet:"is_representative"`
-	KeptDocID          *int64  `parquet:"kept_doc_id,optional"`
+	DocID              int64    `parquet:"doc_id"`
+	ID                 *string  `parquet:"id,optional"`
+	URL                *string  `parquet:"url,optional"`
+	Date               *string  `parquet:"date,optional"`
+	SourceFile         string   `parquet:"source_file"`
+	SourceRow          int64    `parquet:"source_row"`
+	Status             string   `parquet:"status"`
+	Reason             *string  `parquet:"reason,optional"`
+	TokenCount         int64    `parquet:"token_count"`
+	ShingleCount       int64    `parquet:"shingle_count"`
+	SketchSize         int32    `parquet:"sketch_size"`
+	ContentFingerprint int64    `parquet:"content_fingerprint"`
+	LexicalFingerprint int64    `parquet:"lexical_fingerprint"`
+	ClusterID          *int64   `parquet:"cluster_id,optional"`
+	IdenticalTo        *int64   `parquet:"identical_to,optional"`
+	IsRepresentative   bool     `parquet:"is_representative"`
+	KeptDocID          *int64   `parquet:"kept_doc_id,optional"`
+	ResemblanceToKept  *float64 `parquet:"resemblance_to_kept,optional"`
 }
 
 // Cluster is one row of clusters/: one per cluster of two or more documents.
 type Cluster struct {
-	ClusterID           int64    `parquet:"cluster_id"`
-	Size                int64    `parquet:"size"`
-	IdenticalCopies     int64    `parquet:"identical_copies"`
-	RepresentativeDocID int64    `parquet:"representative_doc_id"`
-	RepresentativeURL   *string  `parquet:"representative_url,optional"`
-	LinkedPairs         int64    `parquet:"linked_pairs"`
-	MinResemblance      *float64 `parquet:"min_resemblance,optional"`
-	MeanResemblance     *float64 `parquet:"mean_resemblance,optional"`
+	ClusterID             int64    `parquet:"cluster_id"`
+	Size                  int64    `parquet:"size"`
+	IdenticalCopies       int64    `parquet:"identical_copies"`
+	RepresentativeDocID   int64    `parquet:"representative_doc_id"`
+	RepresentativeURL     *string  `parquet:"representative_url,optional"`
+	LinkedPairs           int64    `parquet:"linked_pairs"`
+	MinResemblance        *float64 `parquet:"min_resemblance,optional"`
+	MeanResemblance       *float64 `parquet:"mean_resemblance,optional"`
+	MinResemblanceToKept  float64  `parquet:"min_resemblance_to_kept"`
+	MeanResemblanceToKept float64  `parquet:"mean_resemblance_to_kept"`
 }
 
 // Pair is one row of pairs/: a pair of representatives that reached phase 4.
@@ -94,16 +97,26 @@ func ContainedRows(pairs []Pair, threshold float64) []Contained {
 	return out
 }
 
+// Sketch is one row of sketches/: a representative's sketch (identical
+// copies share their representative's), the sorted 64-bit values stored
+// as INT64 with the same bits. Recluster compares members with their kept
+// document by them.
+type Sketch struct {
+	DocID  int64   `parquet:"doc_id"`
+	Sketch []int64 `parquet:"sketch,list"`
+}
+
 // Table names, also the output sub-folders.
 const (
 	DocsTable      = "docs"
 	ClustersTable  = "clusters"
 	PairsTable     = "pairs"
 	ContainedTable = "contained"
+	SketchesTable  = "sketches"
 )
 
 // Tables lists every output table.
-var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable}
+var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable}
 
 // ShardName is the file name of shard i of a table.
 func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
