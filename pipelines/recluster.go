@@ -45,9 +45,15 @@ type ReclusterOptions struct {
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
 // are linked again under cfg.Policy, and the stored docs, with their
 // identical copies, are clustered again.
-func BuildRecluster(s beam.Scope, pairShards, docShards, sketchShards []string, cfg transforms.Config) {
+// inputs are the first run's input files, read only for a --keep by an
+// input column.
+func BuildRecluster(s beam.Scope, pairShards, docShards, sketchShards []string, inputs []transforms.InputFile, cfg transforms.Config) {
 	pairRows, links := transforms.Relink(s, pairShards, cfg)
 	meta, copies, ranks := transforms.ReadDocs(s, docShards, cfg)
+	if cfg.Keep.NeedsColumn() != "" {
+		ranks = transforms.ScoreRanks(s, inputs, cfg)
+		copies = transforms.RankCopies(s, copies, ranks, cfg)
+	}
 	reps := transforms.ReadSketches(s, sketchShards, cfg)
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
@@ -70,9 +76,6 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
-	}
-	if c := opt.Keep.NeedsColumn(); c != "" {
-		return nil, fmt.Errorf("--keep=%s ranks by the input column %q, which the output's docs table does not hold: rerun the full pipeline with it", opt.Keep, c)
 	}
 	if src.Settings["pairs"] == "linked" {
 		return nil, fmt.Errorf("%s kept only its linked pairs (--pairs=linked), not the pairs another policy needs: rerun it with --pairs=all (the default) to recluster it", opt.From)
@@ -102,6 +105,12 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err != nil {
 		return nil, fmt.Errorf("%w (an output written before the sketches table existed: rerun the full pipeline)", err)
 	}
+	// A --keep by an input column reads that column of the first run's
+	// inputs (nothing else), at the positions in the doc IDs.
+	inputs := make([]transforms.InputFile, len(src.Inputs))
+	for i, in := range src.Inputs {
+		inputs[i] = transforms.InputFile{Index: i, Path: in.Path}
+	}
 	m := output.NewManifest(opt.Flags)
 	m.ReclusterFrom, m.SourceFlags, m.Inputs, m.InputBytes = opt.From, src.Flags, src.Inputs, src.InputBytes
 	cfg := transforms.Config{Policy: opt.Policy, Partitions: src.Partitions}
@@ -129,5 +138,5 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
-	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, sketchShards, cfg) })
+	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, sketchShards, inputs, cfg) })
 }

@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/io/tables"
@@ -87,17 +88,18 @@ func TestReclusterRefusesWhatItCannotDoExactly(t *testing.T) {
 }
 
 // TestReclusterKeeps: recluster with --keep gives the tables of a full run
-// with it, and refuses a policy that ranks by an input column.
+// with it, ranking by an input column too (read from the first run's
+// inputs), and names a rank column the inputs lack.
 func TestReclusterKeeps(t *testing.T) {
 	const input = "../testdata/crawl/*.parquet"
 	base := run(t, input, defaultConfig())
-	for _, spec := range []string{"longest", "earliest", "shortest-url"} {
+	for _, spec := range []string{"longest", "earliest", "shortest-url", "max:language_score", "min:language_score"} {
 		kp, err := keep.Parse(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := defaultConfig()
-		cfg.Keep = kp
+		cfg.Keep, cfg.Columns.Score = kp, kp.Column
 		full := run(t, input, cfg)
 		dir := t.TempDir()
 		m, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: dir, Policy: policy.Default, Keep: kp})
@@ -106,8 +108,8 @@ func TestReclusterKeeps(t *testing.T) {
 		}
 		sameTables(t, full, readResult(t, dir, m, policy.Default))
 	}
-	kp, _ := keep.Parse("max:language_score")
-	if _, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: t.TempDir(), Policy: policy.Default, Keep: kp}); err == nil {
-		t.Error("recluster accepted --keep=max:COLUMN, whose column the docs table does not hold")
+	kp, _ := keep.Parse("max:no_such_column")
+	if _, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: t.TempDir(), Policy: policy.Default, Keep: kp}); err == nil || !strings.Contains(err.Error(), "no_such_column") {
+		t.Errorf("recluster with a missing rank column: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
@@ -18,6 +19,8 @@ func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
 	register.DoFn5x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), error](&readDocsFn{})
 	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readSketchesFn{})
+	register.DoFn3x1[context.Context, InputFile, func(int, []byte), error](&scoreRanksFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&rankCopiesFn{})
 }
 
 // Relink redoes the linking of phase 4 from a stored pairs table, for
@@ -87,8 +90,9 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // packed.Edge batches keyed by the doc partition of the representative,
 // joining each identical copy to it (as Identical returns them); and ranks,
 // the documents' ranks under Config.Keep from the columns the docs table
-// holds (as Sketch returns them; --keep=max/min:COLUMN needs the input and
-// is refused by the launcher).
+// holds (as Sketch returns them). Under --keep=max/min:COLUMN, which the
+// docs table cannot rank by, ranks is empty and copies are keyed by the
+// copy's own partition, for ScoreRanks and RankCopies.
 func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies, ranks beam.PCollection) {
 	s = s.Scope("ReadDocs")
 	return beam.ParDo3(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
@@ -118,7 +122,10 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	metas := make([][]tables.Doc, parts)
 	copies := bundleBatcher(&f.copies, ctx, "copies", parts, emitCopies)
 	ranks := bundleBatcher(&f.ranks, ctx, "ranks", parts, emitRanks)
-	ranked := f.Cfg.Keep.Ranked()
+	// A rank by an input column comes from ScoreRanks instead, and each
+	// copy then goes to its own partition for RankCopies to rank it.
+	byColumn := f.Cfg.Keep.NeedsColumn() != ""
+	ranked := f.Cfg.Keep.Ranked() && !byColumn
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
 		var r float64
@@ -127,7 +134,11 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 			ranks.add(packed.Partition(uint64(d.DocID), parts), packed.Arc{U: uint64(d.DocID), V: math.Float64bits(r)})
 		}
 		if d.IdenticalTo != nil {
-			copies.add(packed.Partition(uint64(*d.IdenticalTo), parts), packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Rank: r, Copy: true})
+			to := uint64(*d.IdenticalTo)
+			if byColumn {
+				to = uint64(d.DocID)
+			}
+			copies.add(packed.Partition(to, parts), packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Rank: r, Copy: true})
 			nCopies++
 		}
 		switch d.Status {
@@ -194,5 +205,79 @@ func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit 
 		}
 		out.add(packed.Partition(uint64(r.DocID), f.Cfg.Partitions), packed.Sketch{Doc: uint64(r.DocID), Values: values})
 	}
+	return nil
+}
+
+// ScoreRanks ranks every input row by the numeric column of
+// Config.Keep (max:/min:COLUMN) for recluster, reading only that column of
+// the first run's input files (inputs, at their first-run positions, which
+// are in the doc IDs). It returns PCollection<KV<int, []byte>> of <doc,
+// rank bits> packed.Arc batches keyed by doc partition, as Sketch does.
+func ScoreRanks(s beam.Scope, inputs []InputFile, cfg Config) beam.PCollection {
+	s = s.Scope("ScoreRanks")
+	return beam.ParDo(s, &scoreRanksFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, inputs)))
+}
+
+type scoreRanksFn struct {
+	Cfg Config
+	out *batcher // the bundle's (see batcher)
+}
+
+func (f *scoreRanksFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *scoreRanksFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
+
+func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit func(int, []byte)) error {
+	defer outputTime.done(ctx, time.Now())
+	scores, has, err := crawl.ReadScores(ctx, in.Path, f.Cfg.Keep.NeedsColumn())
+	if err != nil {
+		return err
+	}
+	out := bundleBatcher(&f.out, ctx, "ranks", f.Cfg.Partitions, emit)
+	for row, x := range scores {
+		doc := DocID(in.Index, int64(row))
+		r := f.Cfg.Keep.Rank(keep.Doc{Score: x, HasScore: has[row]})
+		out.add(packed.Partition(doc, f.Cfg.Partitions), packed.Arc{U: doc, V: math.Float64bits(r)})
+	}
+	return nil
+}
+
+// RankCopies gives each identical copy its rank for recluster when the
+// rank comes from an input column: copies, keyed by the copy's own doc
+// partition, meet ranks (ScoreRanks) there and go on to their
+// representative's partition, as Identical sends them.
+func RankCopies(s beam.Scope, copies, ranks beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("RankCopies")
+	return beam.ParDo(s, &rankCopiesFn{Cfg: cfg}, beam.CoGroupByKey(s, copies, ranks))
+}
+
+type rankCopiesFn struct{ Cfg Config }
+
+func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt func(*[]byte) bool, emit func(int, []byte)) error {
+	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
+	if err != nil {
+		return err
+	}
+	ranks, err := decodeBatches(ranksIt, packed.AppendArcs)
+	if err != nil {
+		return err
+	}
+	rankOf := make(map[uint64]float64, len(copies))
+	for _, c := range copies {
+		rankOf[c.B] = 0
+	}
+	for _, r := range ranks {
+		if _, ok := rankOf[r.U]; ok {
+			rankOf[r.U] = math.Float64frombits(r.V)
+		}
+	}
+	out := newBatcher(ctx, "copies", f.Cfg.Partitions, emit)
+	for _, c := range copies {
+		c.Rank = rankOf[c.B]
+		out.add(packed.Partition(c.A, f.Cfg.Partitions), c)
+	}
+	out.flush()
 	return nil
 }

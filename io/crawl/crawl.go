@@ -263,3 +263,55 @@ func valueString(v parquet.Value) string {
 	}
 	return v.String()
 }
+
+// ReadScores reads one numeric column of a whole file, and nothing else:
+// the value of every row in file order (has[i] false for a null), for
+// ranking documents without reading their text (recluster --keep=max:C).
+func ReadScores(ctx context.Context, path, column string) (scores []float64, has []bool, err error) {
+	f, c, err := open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	b, err := bind(path, f.Schema(), Columns{Score: column})
+	if err != nil {
+		return nil, nil, err
+	}
+	n := f.NumRows()
+	scores, has = make([]float64, 0, n), make([]bool, 0, n)
+	buf := make([]parquet.Value, 1024)
+	for rg, group := range f.RowGroups() {
+		pages := group.ColumnChunks()[b.score].Pages()
+		for {
+			page, err := pages.ReadPage()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return nil, nil, fmt.Errorf("%s: row group %d, column %q unreadable: %w", path, rg, column, err)
+			}
+			values := page.Values()
+			for {
+				k, err := values.ReadValues(buf)
+				for _, v := range buf[:k] {
+					x, ok := numberOf(v)
+					scores, has = append(scores, x), append(has, ok)
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return nil, nil, fmt.Errorf("%s: row group %d, column %q unreadable: %w", path, rg, column, err)
+				}
+			}
+			parquet.Release(page)
+		}
+		pages.Close()
+	}
+	if int64(len(scores)) != n {
+		return nil, nil, fmt.Errorf("%s: column %q holds %d values, the file %d rows", path, column, len(scores), n)
+	}
+	return scores, has, nil
+}

@@ -129,3 +129,38 @@ func TestColumnErrorsNameFileAndColumn(t *testing.T) {
 		t.Errorf("not a Parquet file: %v", err)
 	}
 }
+
+// TestReadScoresMatchesReadSplit: the column-only reader gives every
+// row's score as the row reader does, nulls included.
+func TestReadScoresMatchesReadSplit(t *testing.T) {
+	ctx := context.Background()
+	const path = "../../testdata/crawl/part-00001.parquet"
+	scores, has, err := ReadScores(ctx, path, "language_score")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := Columns{Text: "text", Score: "language_score"}
+	splits, err := Splits(ctx, 1, path, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, sp := range splits {
+		err := ReadSplit(ctx, sp, cols, func(r Row) error {
+			if r.Score != scores[r.Index] || r.HasScore != has[r.Index] {
+				t.Errorf("row %d: ReadSplit %v/%v, ReadScores %v/%v", r.Index, r.Score, r.HasScore, scores[r.Index], has[r.Index])
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 || n != len(scores) {
+		t.Errorf("%d rows read, %d scores", n, len(scores))
+	}
+	if _, _, err := ReadScores(ctx, path, "url"); err == nil || !strings.Contains(err.Error(), "want a number") {
+		t.Errorf("a string column read as scores: %v", err)
+	}
+}
