@@ -177,7 +177,7 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 		}
 		return m.Values
 	}
-	group := make([]int, len(members)) // the cluster each member ends in, by its position in pending
+	group := make([]int, len(members)) // the cluster (index in clusters) each member ends in
 	pending := [][]int{make([]int, len(members))}
 	for k := range members {
 		pending[0][k] = k
@@ -213,18 +213,17 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 			pending = append(pending, regroup(rest, members, links, index)...)
 		}
 	}
+	sts := make([]*packed.ClusterStat, len(clusters)) // nil for a document left alone
 	for c, g := range clusters {
 		for _, k := range g {
 			group[k] = c
 		}
-	}
-	for c, g := range clusters {
 		if len(g) < 2 {
 			continue // a document left alone is in no cluster
 		}
 		slices.Sort(g) // doc order: members are sorted by doc
 		kept := members[kepts[c]]
-		st := packed.ClusterStat{Cluster: members[g[0]].Doc, MinResemblance: math.Inf(1), Kept: kept.Doc, MinToKept: math.Inf(1)}
+		st := &packed.ClusterStat{Cluster: members[g[0]].Doc, MinResemblance: math.Inf(1), Kept: kept.Doc, MinToKept: math.Inf(1)}
 		for _, k := range g {
 			m := members[k]
 			st.Size++
@@ -237,14 +236,21 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 			}
 			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc, ResToKept: res[k]})
 		}
-		for _, l := range links {
-			if a, b := index[l.A], index[l.B]; group[a] == c && group[b] == c {
-				st.Links++
-				st.MinResemblance = min(st.MinResemblance, l.Resemblance)
-				st.SumResemblance += l.Resemblance
-			}
+		sts[c] = st
+	}
+	// One pass over the links, in (A, B) order: each cluster sums its own
+	// links in that order.
+	for _, l := range links {
+		if a, b := group[index[l.A]], group[index[l.B]]; a == b && sts[a] != nil {
+			sts[a].Links++
+			sts[a].MinResemblance = min(sts[a].MinResemblance, l.Resemblance)
+			sts[a].SumResemblance += l.Resemblance
 		}
-		stats = append(stats, st)
+	}
+	for _, st := range sts {
+		if st != nil {
+			stats = append(stats, *st)
+		}
 	}
 	return assign, stats
 }

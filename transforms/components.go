@@ -117,19 +117,19 @@ func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		return err
 	}
 	tally("components_max_worker_records", int64(len(arcs)))
-	emitLabels(ctx, f.Cfg, components.Residual(arcs), emit)
+	out := newBatcher(ctx, "labels", f.Cfg.Partitions, emit) // one element: no bundle batcher needed
+	addLabels(out, f.Cfg.Partitions, components.Residual(arcs))
+	out.flush()
 	return nil
 }
 
-// emitLabels sends labels of nodes to the doc partitions of their
+// addLabels sends labels of nodes to the doc partitions of their
 // documents, as <doc, label> arcs.
-func emitLabels(ctx context.Context, cfg Config, labels []components.Label, emit func(int, []byte)) {
-	out := newBatcher(ctx, "labels", cfg.Partitions, emit)
+func addLabels(out *batcher, parts int, labels []components.Label) {
 	for _, l := range labels {
 		doc := fingerprint.UnMix(l.Node)
-		out.add(packed.Partition(doc, cfg.Partitions), packed.Arc{U: doc, V: l.Comp})
+		out.add(packed.Partition(doc, parts), packed.Arc{U: doc, V: l.Comp})
 	}
-	out.flush()
 }
 
 // starComponents is the distributed way (package components): the links
@@ -236,8 +236,24 @@ func (f *starRoundFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 
 // classifyFn is the finish's first step on one node partition: roots go to
 // their own partition, leaves to their root's, and the residual edges of
-// tangled nodes to the one union-find.
-type classifyFn struct{ Cfg Config }
+// tangled nodes to the one union-find. Like every DoFn of phase 4 that
+// takes one partition per element and sends to every partition, it keeps
+// its batchers for the bundle (see batcher): per element they would make
+// partitions² elements.
+type classifyFn struct {
+	Cfg                     Config
+	roots, leaves, residual *batcher
+}
+
+func (f *classifyFn) StartBundle(ctx context.Context, emitRoots, emitLeaves, emitResidual func(int, []byte), tally func(string, int64)) {
+	f.roots, f.leaves, f.residual = nil, nil, nil
+}
+
+func (f *classifyFn) FinishBundle(ctx context.Context, emitRoots, emitLeaves, emitResidual func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.roots, ctx, emitRoots)
+	finishBatcher(&f.leaves, ctx, emitLeaves)
+	finishBatcher(&f.residual, ctx, emitResidual)
+}
 
 func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitRoots, emitLeaves, emitResidual func(int, []byte), tally func(string, int64)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -247,9 +263,9 @@ func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 	}
 	tally("components_max_worker_records", int64(len(in)))
 	parts := f.Cfg.Partitions
-	roots := newBatcher(ctx, "component_roots", parts, emitRoots)
-	leaves := newBatcher(ctx, "component_leaves", parts, emitLeaves)
-	residual := newBatcher(ctx, "component_residual", 1, emitResidual)
+	roots := bundleBatcher(&f.roots, ctx, "component_roots", parts, emitRoots)
+	leaves := bundleBatcher(&f.leaves, ctx, "component_leaves", parts, emitLeaves)
+	residual := bundleBatcher(&f.residual, ctx, "component_residual", 1, emitResidual)
 	var res []components.Edge
 	components.Classify(in, func(u uint64, c components.Class, nbrs []uint64) {
 		switch c {
@@ -264,9 +280,6 @@ func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 			}
 		}
 	})
-	roots.flush()
-	leaves.flush()
-	residual.flush()
 	return nil
 }
 
@@ -292,7 +305,16 @@ func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 
 // relabelFn is the finish on one node partition: its roots, their leaves
 // and the residual labels of its nodes become every node's label.
-type relabelFn struct{ Cfg Config }
+type relabelFn struct {
+	Cfg Config
+	out *batcher // the bundle's
+}
+
+func (f *relabelFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *relabelFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
 
 func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt, residIt func(*[]byte) bool, emit func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -318,7 +340,7 @@ func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt
 	}
 	var labels []components.Label
 	components.Relabel(roots, leaves, resid, func(l components.Label) { labels = append(labels, l) })
-	emitLabels(ctx, f.Cfg, labels, emit)
+	addLabels(bundleBatcher(&f.out, ctx, "labels", f.Cfg.Partitions, emit), f.Cfg.Partitions, labels)
 	return nil
 }
 
@@ -343,7 +365,19 @@ func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sket
 // attachFn meets, on one doc partition, the labels of its documents, the
 // links from them, the copies of them and their ranks, and sends members and links to
 // their component's partition.
-type attachFn struct{ Cfg Config }
+type attachFn struct {
+	Cfg            Config
+	members, links *batcher // the bundle's
+}
+
+func (f *attachFn) StartBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) {
+	f.members, f.links = nil, nil
+}
+
+func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) {
+	finishBatcher(&f.members, ctx, emitMembers)
+	finishBatcher(&f.links, ctx, emitLinks)
+}
 
 func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -372,22 +406,32 @@ func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, links
 	}
 	members, clinks := clusters.Attach(labels, links, copies, ranks, reps, node)
 	parts := f.Cfg.Partitions
-	mo := newBatcher(ctx, "members", parts, emitMembers)
+	mo := bundleBatcher(&f.members, ctx, "members", parts, emitMembers)
 	for _, m := range members {
 		mo.add(packed.Partition(m.Comp, parts), m)
 	}
-	mo.flush()
-	lo := newBatcher(ctx, "cluster_links", parts, emitLinks)
+	lo := bundleBatcher(&f.links, ctx, "cluster_links", parts, emitLinks)
 	for _, l := range clinks {
 		lo.add(packed.Partition(l.Comp, parts), l)
 	}
-	lo.flush()
 	return nil
 }
 
 // summarizeFn makes, on one component partition, the assignments and
 // statistics of its clusters.
-type summarizeFn struct{ Cfg Config }
+type summarizeFn struct {
+	Cfg           Config
+	assign, stats *batcher // the bundle's
+}
+
+func (f *summarizeFn) StartBundle(ctx context.Context, emitAssign, emitStats func(int, []byte), tally func(string, int64)) {
+	f.assign, f.stats = nil, nil
+}
+
+func (f *summarizeFn) FinishBundle(ctx context.Context, emitAssign, emitStats func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.assign, ctx, emitAssign)
+	finishBatcher(&f.stats, ctx, emitStats)
+}
 
 func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, linksIt func(*[]byte) bool, emitAssign, emitStats func(int, []byte), tally func(string, int64)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -401,18 +445,16 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 	}
 	assign, stats := clusters.Summarize(members, links, f.Cfg.summaryOptions())
 	parts := f.Cfg.Partitions
-	ao := newBatcher(ctx, "assignments", parts, emitAssign)
+	ao := bundleBatcher(&f.assign, ctx, "assignments", parts, emitAssign)
 	for _, a := range assign {
 		ao.add(packed.Partition(a.Doc, parts), a)
 	}
-	ao.flush()
-	so := newBatcher(ctx, "cluster_stats", parts, emitStats)
+	so := bundleBatcher(&f.stats, ctx, "cluster_stats", parts, emitStats)
 	var big int64
 	for _, st := range stats {
 		big = max(big, int64(st.Size))
 		so.add(packed.Partition(st.Kept, parts), st) // where the kept document's URL is
 	}
-	so.flush()
 	tally("clusters", int64(len(stats)))
 	tally("clustered_docs", int64(len(assign)))
 	tally("largest_cluster", big)

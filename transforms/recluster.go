@@ -253,7 +253,16 @@ func RankCopies(s beam.Scope, copies, ranks beam.PCollection, cfg Config) beam.P
 	return beam.ParDo(s, &rankCopiesFn{Cfg: cfg}, beam.CoGroupByKey(s, copies, ranks))
 }
 
-type rankCopiesFn struct{ Cfg Config }
+type rankCopiesFn struct {
+	Cfg Config
+	out *batcher // the bundle's: per element, partitions² elements
+}
+
+func (f *rankCopiesFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *rankCopiesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
 
 func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt func(*[]byte) bool, emit func(int, []byte)) error {
 	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
@@ -273,11 +282,10 @@ func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, rank
 			rankOf[r.U] = math.Float64frombits(r.V)
 		}
 	}
-	out := newBatcher(ctx, "copies", f.Cfg.Partitions, emit)
+	out := bundleBatcher(&f.out, ctx, "copies", f.Cfg.Partitions, emit)
 	for _, c := range copies {
 		c.Rank = rankOf[c.B]
 		out.add(packed.Partition(c.A, f.Cfg.Partitions), c)
 	}
-	out.flush()
 	return nil
 }

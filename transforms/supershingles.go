@@ -39,7 +39,16 @@ func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cfg Config) be
 	return beam.ParDo(s, &estimateCandidatesFn{Cfg: cfg}, beam.CoGroupByKey(s, reps, withA))
 }
 
-type superCandidatesFn struct{ Cfg Config }
+type superCandidatesFn struct {
+	Cfg Config
+	out *batcher // the bundle's: per element, partitions² elements
+}
+
+func (f *superCandidatesFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *superCandidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
 
 // ProcessElement lists the candidate pairs of one super-shingle partition,
 // keyed by the doc partition of their first document.
@@ -74,13 +83,12 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 		}
 		i = j
 	}
-	out := newBatcher(ctx, "candidates", parts, emit)
+	out := bundleBatcher(&f.out, ctx, "candidates", parts, emit)
 	for p, pairs := range byPart {
 		for _, pr := range mergeCounts(pairs) {
 			out.add(p, pr)
 		}
 	}
-	out.flush()
 	distinctShingles.Inc(ctx, distinct)
 	sharedShingles.Inc(ctx, shared)
 	commonDropped.Inc(ctx, dropped)
@@ -106,7 +114,16 @@ func sketchesOf(reps func(*[]byte) bool) (map[uint64][]uint64, error) {
 	return m, nil
 }
 
-type attachSketchAFn struct{ Cfg Config }
+type attachSketchAFn struct {
+	Cfg Config
+	out *batcher // the bundle's: per element, partitions² elements
+}
+
+func (f *attachSketchAFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
+
+func (f *attachSketchAFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&f.out, ctx, emit)
+}
 
 // ProcessElement attaches the first document's sketch to each candidate
 // pair of one doc partition and re-keys it by the second document's.
@@ -120,11 +137,10 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	if err != nil {
 		return err
 	}
-	out := newBatcher(ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
+	out := bundleBatcher(&f.out, ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
 	for _, p := range mergeCounts(pairs) {
 		out.add(packed.Partition(p.B, f.Cfg.Partitions), packed.Sketch{Key: p.A, Doc: p.B, Values: sketches[p.A]})
 	}
-	out.flush()
 	return nil
 }
 
