@@ -176,14 +176,8 @@ func nextKind(i, rounds int) components.Round {
 }
 
 type starStartFn struct {
-	Cfg Config
-	out *batcher
-}
-
-func (f *starStartFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *starStartFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *starStartFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
@@ -202,7 +196,7 @@ func (f *starStartFn) ProcessElement(ctx context.Context, batch []byte, emit fun
 			edges = append(edges, e)
 		}
 	}
-	routeEdges(bundleBatcher(&f.out, ctx, "component_edges", f.Cfg.Partitions, emit), nextKind(-1, f.Cfg.ComponentRounds), edges, f.Cfg.Partitions)
+	routeEdges(f.bundle(ctx, "component_edges", f.Cfg.Partitions, emit), nextKind(-1, f.Cfg.ComponentRounds), edges, f.Cfg.Partitions)
 	return nil
 }
 
@@ -306,14 +300,8 @@ func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 // relabelFn is the finish on one node partition: its roots, their leaves
 // and the residual labels of its nodes become every node's label.
 type relabelFn struct {
-	Cfg Config
-	out *batcher // the bundle's
-}
-
-func (f *relabelFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *relabelFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt, residIt func(*[]byte) bool, emit func(int, []byte)) error {
@@ -340,7 +328,7 @@ func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt
 	}
 	var labels []components.Label
 	components.Relabel(roots, leaves, resid, func(l components.Label) { labels = append(labels, l) })
-	addLabels(bundleBatcher(&f.out, ctx, "labels", f.Cfg.Partitions, emit), f.Cfg.Partitions, labels)
+	addLabels(f.bundle(ctx, "labels", f.Cfg.Partitions, emit), f.Cfg.Partitions, labels)
 	return nil
 }
 

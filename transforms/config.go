@@ -214,6 +214,24 @@ func bundleBatcher(b **batcher, ctx context.Context, name string, partitions int
 	return *b
 }
 
+// bundleOut is the batcher of a DoFn with one keyed output, kept for the
+// bundle: a DoFn embeds it, takes the batcher with bundle in
+// ProcessElement, and gets its StartBundle and FinishBundle from it.
+type bundleOut struct{ out *batcher }
+
+// StartBundle forgets any batcher: a retried bundle starts afresh.
+func (b *bundleOut) StartBundle(ctx context.Context, emit func(int, []byte)) { b.out = nil }
+
+// FinishBundle emits what the bundle's batcher still holds.
+func (b *bundleOut) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&b.out, ctx, emit)
+}
+
+// bundle is the bundle's batcher, bound to this element's emitter.
+func (b *bundleOut) bundle(ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
+	return bundleBatcher(&b.out, ctx, name, partitions, emit)
+}
+
 // finishBatcher emits what the bundle's batcher in *b still holds through
 // FinishBundle's emitter, and forgets it.
 func finishBatcher(b **batcher, ctx context.Context, emit func(int, []byte)) {

@@ -38,16 +38,8 @@ func PairCount(s beam.Scope, lists beam.PCollection, cfg Config) beam.PCollectio
 }
 
 type expandPairsFn struct {
-	Cfg Config
-	out *batcher // the current bundle's (see batcher on why per bundle)
-}
-
-func (f *expandPairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
-	f.out = nil // a retried bundle starts afresh
-}
-
-func (f *expandPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
@@ -86,7 +78,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
 	// ranks, so its triplets travel as they are.
 	combine := f.Cfg.Sketch.Kind != sketch.Min
-	out := bundleBatcher(&f.out, ctx, "pairs", parts, emit)
+	out := f.bundle(ctx, "pairs", parts, emit)
 	for p, pairs := range byPart {
 		if combine {
 			pairs = mergeCounts(pairs)

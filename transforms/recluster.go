@@ -181,14 +181,8 @@ func ReadSketches(s beam.Scope, shards []string, cfg Config) beam.PCollection {
 }
 
 type readSketchesFn struct {
-	Cfg Config
-	out *batcher // the bundle's (see batcher)
-}
-
-func (f *readSketchesFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *readSketchesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
@@ -197,7 +191,7 @@ func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit 
 	if err != nil {
 		return err
 	}
-	out := bundleBatcher(&f.out, ctx, "rep_sketches", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "rep_sketches", f.Cfg.Partitions, emit)
 	for _, r := range rows {
 		values := make([]uint64, len(r.Sketch))
 		for i, v := range r.Sketch {
@@ -219,14 +213,8 @@ func ScoreRanks(s beam.Scope, inputs []InputFile, cfg Config) beam.PCollection {
 }
 
 type scoreRanksFn struct {
-	Cfg Config
-	out *batcher // the bundle's (see batcher)
-}
-
-func (f *scoreRanksFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *scoreRanksFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit func(int, []byte)) error {
@@ -235,7 +223,7 @@ func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit fu
 	if err != nil {
 		return err
 	}
-	out := bundleBatcher(&f.out, ctx, "ranks", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "ranks", f.Cfg.Partitions, emit)
 	for row, x := range scores {
 		doc := DocID(in.Index, int64(row))
 		r := f.Cfg.Keep.Rank(keep.Doc{Score: x, HasScore: has[row]})
@@ -254,14 +242,8 @@ func RankCopies(s beam.Scope, copies, ranks beam.PCollection, cfg Config) beam.P
 }
 
 type rankCopiesFn struct {
-	Cfg Config
-	out *batcher // the bundle's: per element, partitions² elements
-}
-
-func (f *rankCopiesFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *rankCopiesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt func(*[]byte) bool, emit func(int, []byte)) error {
@@ -282,7 +264,7 @@ func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, rank
 			rankOf[r.U] = math.Float64frombits(r.V)
 		}
 	}
-	out := bundleBatcher(&f.out, ctx, "copies", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "copies", f.Cfg.Partitions, emit)
 	for _, c := range copies {
 		c.Rank = rankOf[c.B]
 		out.add(packed.Partition(c.A, f.Cfg.Partitions), c)

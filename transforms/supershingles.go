@@ -40,14 +40,8 @@ func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cfg Config) be
 }
 
 type superCandidatesFn struct {
-	Cfg Config
-	out *batcher // the bundle's: per element, partitions² elements
-}
-
-func (f *superCandidatesFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *superCandidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 // ProcessElement lists the candidate pairs of one super-shingle partition,
@@ -83,7 +77,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 		}
 		i = j
 	}
-	out := bundleBatcher(&f.out, ctx, "candidates", parts, emit)
+	out := f.bundle(ctx, "candidates", parts, emit)
 	for p, pairs := range byPart {
 		for _, pr := range mergeCounts(pairs) {
 			out.add(p, pr)
@@ -115,14 +109,8 @@ func sketchesOf(reps func(*[]byte) bool) (map[uint64][]uint64, error) {
 }
 
 type attachSketchAFn struct {
-	Cfg Config
-	out *batcher // the bundle's: per element, partitions² elements
-}
-
-func (f *attachSketchAFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.out = nil }
-
-func (f *attachSketchAFn) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	finishBatcher(&f.out, ctx, emit)
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
 // ProcessElement attaches the first document's sketch to each candidate
@@ -137,7 +125,7 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	if err != nil {
 		return err
 	}
-	out := bundleBatcher(&f.out, ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
 	for _, p := range mergeCounts(pairs) {
 		out.add(packed.Partition(p.B, f.Cfg.Partitions), packed.Sketch{Key: p.A, Doc: p.B, Values: sketches[p.A]})
 	}
