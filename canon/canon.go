@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,11 +38,29 @@ var folders = sync.Pool{New: func() any {
 
 // Tokens returns the canonical tokens of text. Rule: Unicode NFKC
 // normalization, then full case folding (golang.org/x/text/cases.Fold()),
-// then a token is a maximal run of letters and digits (unicode.IsLetter,
-// unicode.IsDigit, unicode.IsNumber) where combining marks (Mn, Mc, Me)
-// inside or right after a run stay part of the token; everything else
-// separates tokens. Invalid UTF-8 bytes are treated as separators (never
-// panic).
+// then, on that canonical text:
+//
+//   - every letter or number (unicode.IsLetter, unicode.IsNumber) of the
+//     Han, Hiragana, Katakana, Thai, Lao, Khmer and Myanmar scripts (the
+//     unicode package's Script tables), and the six Common-script letters
+//     used only with Han and kana (U+3006, U+3031..U+3035, U+303C and
+//     U+30FC, the prolonged sound mark), is a token by itself, a
+//     "character token" (isCharToken): these scripts are written without
+//     spaces between words;
+//   - any other token is a maximal run of the other letters and numbers;
+//   - combining marks (Mn, Mc, Me) right after a letter or number stay in
+//     its token, a character token's included (Thai, Lao, Khmer and
+//     Myanmar vowel signs and tone marks are marks);
+//   - everything else (spaces, punctuation, symbols, a mark with no
+//     letter before it) separates tokens.
+//
+// So "abc漢字def" gives "abc", "漢", "字", "def", and "ภาษาไทย" gives
+// one token per letter. Halfwidth katakana, CJK compatibility ideographs
+// and Kangxi radicals are character tokens because NFKC maps them to
+// katakana and unified ideographs; digits of the seven scripts (Thai
+// "๒๕", Han "〇") are character tokens too, while ASCII and fullwidth
+// digits (Script Common) still form runs ("2023年" gives "2023", "年").
+// Invalid UTF-8 bytes are treated as separators (never panic).
 //
 // Two refinements make the rule idempotent (see the package comment): the
 // folded text is NFKC-normalized again, and Cherokee folds to its capital
@@ -72,20 +91,86 @@ func AppendHashes(dst []uint64, h fingerprint.Hasher, text string) []uint64 {
 type tokenSink[S any] interface {
 	add(tok string) S
 	addBytes(tok []byte) S // tok is scratch: used before the next call
+	// charHashes returns the hashes addHash takes for the inertChar
+	// runes (indexed by rune), or nil if the sink wants add instead.
+	charHashes(t *runeTables) *[1 << 16]uint64
+	addHash(h uint64) S // h from charHashes
 }
 
 type stringSink struct{ dst []string }
 
-func (s stringSink) add(t string) stringSink      { s.dst = append(s.dst, t); return s }
-func (s stringSink) addBytes(t []byte) stringSink { s.dst = append(s.dst, string(t)); return s }
+func (s stringSink) add(t string) stringSink                 { s.dst = append(s.dst, t); return s }
+func (s stringSink) addBytes(t []byte) stringSink            { s.dst = append(s.dst, string(t)); return s }
+func (s stringSink) charHashes(*runeTables) *[1 << 16]uint64 { return nil }
+func (s stringSink) addHash(uint64) stringSink               { panic("canon: addHash on a string sink") }
 
+// hashSink is four words: a fifth (say, the character hashes) cost 10 to
+// 20% of the throughput on every kind of text, as the sink is passed and
+// returned by value at every token.
 type hashSink struct {
 	dst []uint64
 	h   fingerprint.Hasher
 }
 
-func (s hashSink) add(t string) hashSink      { s.dst = append(s.dst, s.h.String(t)); return s }
-func (s hashSink) addBytes(t []byte) hashSink { s.dst = append(s.dst, s.h.Bytes(t)); return s }
+func (s hashSink) add(t string) hashSink                     { s.dst = append(s.dst, s.h.String(t)); return s }
+func (s hashSink) addBytes(t []byte) hashSink                { s.dst = append(s.dst, s.h.Bytes(t)); return s }
+func (s hashSink) charHashes(t *runeTables) *[1 << 16]uint64 { return charHashes(t, s.h) }
+func (s hashSink) addHash(h uint64) hashSink                 { s.dst = append(s.dst, h); return s }
+
+// Chinese and Japanese text is mostly character tokens, one per three
+// bytes, and hashing each one took a third of the time spent on such
+// text (the Japanese pages of multilingual-docs tokenized at 55% of the
+// speed of the old rule, with its one token per clause). So the hashes of
+// all the inertChar runes (28,165 of them) are computed once per hasher
+// seed, a fraction of a millisecond, and kept for a few seeds (a process
+// normally uses one); a fifth seed and beyond just hash as they go.
+const maxCharHashSeeds = 4
+
+type charHashEntry struct {
+	seed   uint64
+	hashes *[1 << 16]uint64
+}
+
+var (
+	charHashMu    sync.Mutex
+	charHashCache atomic.Pointer[[]charHashEntry] // immutable once published
+)
+
+// charHashes returns the hashes by h of the inertChar runes, indexed by
+// rune, or nil when maxCharHashSeeds other seeds are cached already.
+func charHashes(t *runeTables, h fingerprint.Hasher) *[1 << 16]uint64 {
+	if p := charHashCache.Load(); p != nil {
+		for _, e := range *p {
+			if e.seed == h.Seed() {
+				return e.hashes
+			}
+		}
+	}
+	charHashMu.Lock()
+	defer charHashMu.Unlock()
+	var old []charHashEntry
+	if p := charHashCache.Load(); p != nil {
+		old = *p
+	}
+	for _, e := range old {
+		if e.seed == h.Seed() {
+			return e.hashes
+		}
+	}
+	if len(old) >= maxCharHashSeeds {
+		return nil
+	}
+	hashes := new([1 << 16]uint64)
+	var buf [utf8.UTFMax]byte
+	for r := rune(0); r < 1<<16; r++ {
+		if t.class[r] == inertChar {
+			hashes[r] = h.Bytes(buf[:utf8.EncodeRune(buf[:], r)])
+		}
+	}
+	entries := append(old[:len(old):len(old)], charHashEntry{h.Seed(), hashes})
+	charHashCache.Store(&entries)
+	return hashes
+}
 
 func tokenize[S tokenSink[S]](out S, text string) S {
 	ascii, upper := scanASCII(text)
@@ -172,37 +257,94 @@ func scanLoweredASCII[S tokenSink[S]](out S, s string) S {
 // every other token from one ASCII-lowered copy of text and a per-rune
 // fold table.
 //
-// Runes are classed by runeClass: letters and separators that are inert
-// (NFKC leaves them alone, nothing composes with them from behind, folding
-// maps them to themselves), folding letters (nothing composes with them
-// from behind, and the whole rule maps each one alone to a fixed string of
-// inert letters, as 'Б' to 'б' or 'É' to 'é') and complex runes
-// (everything else, including marks and invalid bytes). A word is a
-// maximal run of non-separators; it is simple if all its runes are inert
-// letters or ASCII alphanumerics, folded if it also has folding letters.
-// A simple word between separators is already canonical except for ASCII
-// case; a folded word is the concatenation of its runes' images. A
-// complex region starts at the separators before a complex word and runs
-// to the end of the last complex word before the next simple or folded
-// one. Cutting there cannot change the result: each cut is right before a
-// rune that starts a new NFKC segment (no composition has one as its
-// second element) and that NFKC and folding map on their own, and case
-// folding is context free. TestChunkedMatchesWhole and
-// TestEveryBMPRuneMatchesWhole check this against the rule applied to the
+// Runes are classed by the rune tables: letters, character tokens
+// (isCharToken) and separators that are inert (NFKC leaves them alone,
+// nothing composes with them from behind, folding maps them to
+// themselves), folding letters (nothing composes with them from behind,
+// and the whole rule maps each one alone to a fixed string of inert
+// letters, as 'Б' to 'б' or 'É' to 'é'), folding characters (the same,
+// to one inert character token, as 'ｶ' to 'カ'), inert marks, and
+// complex runes (everything else, including most marks and invalid
+// bytes). A word is a maximal run of non-separators in which a character
+// token can only come first (scanWord); it is simple if all its runes are
+// inert (or ASCII alphanumerics), folded if it also has folding runes. A
+// simple word is already canonical except for ASCII case; a folded word
+// is the concatenation of its runes' images. Runs of inert character
+// tokens, most of Chinese and Japanese text, are emitted rune by rune,
+// with their hashes taken from a per-seed table (charHashes). A complex
+// region starts at the separators before a complex word and runs to the
+// end of the last complex word before the next simple or folded one.
+// Cutting there cannot change the result: each cut is right before a rune
+// that starts a new NFKC segment (no composition has one as its second
+// element), that NFKC and folding map on their own, and that either
+// separates or starts a token whatever precedes it (a separator, or a
+// character token); and case folding is context free.
+// TestChunkedMatchesWhole, TestEveryBMPRuneMatchesWhole and
+// TestRealCorporaMatchWhole check this against the rule applied to the
 // whole text.
 func scanMixed[S tokenSink[S]](out S, text string) S {
 	// Lowering only ASCII bytes keeps every byte offset, so lower[j:i]
 	// is the lowered form of text[j:i].
 	lower := lowerASCII(text)
 	t := loadTables()
+	chars := out.charHashes(t)
 	var buf []byte // folded words, allocated at the first one
 	i := 0
 	for i < len(text) {
-		j := skipSeparators(t, text, i)
+		j, c, size := skipSeparators(t, text, i)
 		if j == len(text) {
 			break
 		}
-		end, kind := scanWord(t, text, j)
+		// Runs of inert character tokens, the bulk of Chinese and
+		// Japanese text, are taken rune by rune: each is a token as it
+		// stands, unless a mark or a complex rune follows it (which
+		// could attach or compose, so scanWord decides). The rune after
+		// an emitted one is a starter that combines with nothing before
+		// it, so cutting there is safe.
+		if c == inertChar {
+			k := j
+			r := decode3(text, k)
+			for {
+				// Every inertChar rune is at or above U+0E01, so three
+				// bytes long. The next rune is decoded here for the
+				// common case of another three-byte one (classAt is a
+				// call).
+				e := k + 3
+				next, nr := inertSep, rune(0)
+				if e < len(text) {
+					if b := text[e]; b >= 0xE0 && b < 0xF0 && e+2 < len(text) && text[e+1]&0xC0 == 0x80 && text[e+2]&0xC0 == 0x80 {
+						nr = decode3(text, e)
+						if nr >= 0x800 && (nr < 0xD800 || nr > 0xDFFF) {
+							next = t.class[nr]
+						} else {
+							next, _ = t.classAt(text, e)
+						}
+					} else {
+						// Not a valid three-byte sequence, so not an
+						// inertChar rune either.
+						next, _ = t.classAt(text, e)
+					}
+					if next == inertMark || next == complexRune {
+						break
+					}
+				}
+				if chars != nil {
+					out = out.addHash(chars[r])
+				} else {
+					out = out.add(text[k:e])
+				}
+				k = e
+				if next != inertChar {
+					break
+				}
+				r = nr
+			}
+			if k > j {
+				i = k
+				continue
+			}
+		}
+		end, kind := scanWord(t, text, j, c, size)
 		switch kind {
 		case wordSimple:
 			out = out.add(lower[j:end])
@@ -215,11 +357,11 @@ func scanMixed[S tokenSink[S]](out S, text string) S {
 			continue
 		}
 		for {
-			k := skipSeparators(t, text, end)
+			k, c, size := skipSeparators(t, text, end)
 			if k == len(text) {
 				break
 			}
-			m, kind := scanWord(t, text, k)
+			m, kind := scanWord(t, text, k, c, size)
 			if kind != wordComplex {
 				break
 			}
@@ -237,10 +379,12 @@ func scanMixed[S tokenSink[S]](out S, text string) S {
 // Rune classes for scanMixed, from the cheapest to handle.
 const (
 	complexRune uint8 = iota // needs x/text
-	inertLetter              // a letter or number that is its own canonical form
+	inertLetter              // a letter or number that is its own canonical form (not a character token)
 	inertSep                 // a separator that is its own canonical form
 	foldLetter               // maps alone to a fixed string of inert letters
 	inertMark                // a combining mark that is its own canonical form and starts an NFKC segment
+	inertChar                // a character token (isCharToken) that is its own canonical form
+	foldChar                 // maps alone to one inert character token (halfwidth kana, compatibility ideographs)
 )
 
 // Word kinds for scanMixed, ordered so that a word's kind is the largest
@@ -295,6 +439,8 @@ func loadTables() *runeTables {
 			}
 			if norm.NFKC.IsNormalString(s) && fold.String(s) == s {
 				switch {
+				case isCharToken(r):
+					t.class[r] = inertChar
 				case unicode.IsLetter(r) || unicode.IsNumber(r):
 					t.class[r] = inertLetter
 				case !unicode.Is(unicode.M, r):
@@ -328,10 +474,23 @@ func loadTables() *runeTables {
 				t.class[r] = inertSep
 				continue
 			}
-			if img == "" || !t.allInertLetters(img) || len(t.folds) == 1<<16 {
+			if len(t.folds) == 1<<16 {
 				continue
 			}
-			t.class[r] = foldLetter
+			switch {
+			case t.isInertChar(img):
+				// Halfwidth katakana, CJK compatibility ideographs,
+				// Kangxi radicals: a character token of their own,
+				// whose text is the image.
+				t.class[r] = foldChar
+			case img != "" && t.allInertLetters(img):
+				t.class[r] = foldLetter
+			default:
+				// Images mixing character tokens with anything
+				// ("㌀" is four katakana, Thai sara am a mark and a
+				// letter) stay complex.
+				continue
+			}
 			t.foldIndex[r] = uint16(len(t.folds))
 			t.folds = append(t.folds, img)
 		}
@@ -349,6 +508,12 @@ func allSeparators(s string) bool {
 		}
 	}
 	return true
+}
+
+// isInertChar reports whether s is exactly one rune of class inertChar.
+func (t *runeTables) isInertChar(s string) bool {
+	r, size := utf8.DecodeRuneInString(s)
+	return size == len(s) && r < 1<<16 && t.class[r] == inertChar
 }
 
 func (t *runeTables) allInertLetters(s string) bool {
@@ -392,8 +557,8 @@ func (t *runeTables) classAt(s string, i int) (uint8, int) {
 }
 
 // appendFolded appends the canonical form of a folded word, given ASCII
-// lowered: ASCII and inert letters as they are, folding letters replaced
-// by their images.
+// lowered: ASCII, inert letters and marks as they are, folding letters
+// (and a folding character token) replaced by their images.
 func (t *runeTables) appendFolded(dst []byte, word string) []byte {
 	for i := 0; i < len(word); {
 		c := word[i]
@@ -403,7 +568,7 @@ func (t *runeTables) appendFolded(dst []byte, word string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(word[i:])
-		if t.class[r] == foldLetter {
+		if c := t.class[r]; c == foldLetter || c == foldChar {
 			dst = append(dst, t.folds[t.foldIndex[r]]...)
 		} else {
 			dst = append(dst, word[i:i+size]...)
@@ -413,29 +578,64 @@ func (t *runeTables) appendFolded(dst []byte, word string) []byte {
 	return dst
 }
 
-// skipSeparators returns the index of the first rune at or after i that is
-// not an inert separator.
-func skipSeparators(t *runeTables, s string, i int) int {
+// decode3 decodes the three-byte UTF-8 sequence at s[i] without checking it.
+func decode3(s string, i int) rune {
+	return rune(s[i]&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+}
+
+// skipSeparators returns the index j of the first rune at or after i that
+// is not an inert separator, and that rune's class and size (inertLetter
+// and 1 for ASCII letters and digits; undefined when j == len(s)).
+func skipSeparators(t *runeTables, s string, i int) (j int, class uint8, size int) {
 	for i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
 			if asciiAlnum[c] {
-				return i
+				return i, inertLetter, 1
 			}
 			i++
 			continue
 		}
 		c, size := t.classAt(s, i)
 		if c != inertSep {
-			break
+			return i, c, size
 		}
 		i += size
 	}
-	return i
+	return i, inertSep, 0
 }
 
-// scanWord returns the end of the word starting at i and its kind.
-func scanWord(t *runeTables, s string, i int) (end, kind int) {
-	start := i
+// scanWord returns the end of the word starting at i, whose first rune
+// has class c and size bytes, and the word's kind. A word is a maximal run
+// of non-separators in which a character token (class inertChar or
+// foldChar) can only come first: it ends right before the next one, and
+// a word that starts with one ends at the first rune after it that is not
+// an inert mark, unless that rune is complex, in which case the word (now
+// complex) goes on as any other does.
+func scanWord(t *runeTables, s string, i int, c uint8, size int) (end, kind int) {
+	switch c {
+	case inertChar, foldChar:
+		if c == foldChar {
+			kind = wordFolded
+		}
+		i += size
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			c, size := t.classAt(s, i)
+			if c == complexRune {
+				return scanRest(t, s, i+size)
+			}
+			if c != inertMark {
+				break
+			}
+			i += size
+		}
+		return i, kind
+	case foldLetter:
+		kind = wordFolded
+	case complexRune, inertMark:
+		// A mark starting a word is not part of a token.
+		return scanRest(t, s, i+size)
+	}
+	i += size
 	for i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
 			if !asciiAlnum[c] {
@@ -446,20 +646,38 @@ func scanWord(t *runeTables, s string, i int) (end, kind int) {
 		}
 		c, size := t.classAt(s, i)
 		switch c {
-		case inertSep:
+		case inertSep, inertChar, foldChar:
+			// A character token never continues a word: it starts
+			// one (the case above).
 			return i, kind
 		case foldLetter:
 			kind = max(kind, wordFolded)
 		case complexRune:
-			kind = wordComplex
-		case inertMark:
-			if i == start {
-				kind = wordComplex // a mark starting a word is not part of a token
-			}
+			return scanRest(t, s, i+size)
 		}
 		i += size
 	}
 	return i, kind
+}
+
+// scanRest returns the end of a complex word from i on: the next
+// separator or character token.
+func scanRest(t *runeTables, s string, i int) (end, kind int) {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !asciiAlnum[c] {
+				return i, wordComplex
+			}
+			i++
+			continue
+		}
+		c, size := t.classAt(s, i)
+		if c == inertSep || c == inertChar || c == foldChar {
+			return i, wordComplex
+		}
+		i += size
+	}
+	return i, wordComplex
 }
 
 // lowerASCII lowers only the ASCII letters of s, keeping every byte offset,
@@ -504,33 +722,58 @@ func appendSlow(dst []string, s string) []string {
 
 func scanSlow[S tokenSink[S]](out S, s string) S {
 	s = canonicalForm(s)
-	start := -1 // start of the current token, -1 between tokens
+	start := -1   // start of the current token, -1 between tokens
+	char := false // the current token is a character token
 	for i := 0; i < len(s); {
 		c := s[i]
-		in, size := false, 1
 		if c < utf8.RuneSelf {
-			in = asciiAlnum[c]
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				// Invalid byte: a separator, as documented.
-			case unicode.IsLetter(r) || unicode.IsNumber(r):
-				in = true
-			case unicode.Is(unicode.M, r):
-				// A mark extends a run but never starts one, so a stray
-				// accent cannot become a token of its own.
-				in = start >= 0
+			if asciiAlnum[c] {
+				if start >= 0 && char {
+					out = out.add(s[start:i])
+					start = -1
+				}
+				if start < 0 {
+					start, char = i, false
+				}
+			} else if start >= 0 {
+				out = out.add(s[start:i])
+				start = -1
 			}
+			i++
+			continue
 		}
-		if in {
-			if start < 0 {
-				start = i
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			// Invalid byte: a separator, as documented (canonicalForm
+			// has replaced them all, so this is only defensive).
+			if start >= 0 {
+				out = out.add(s[start:i])
+				start = -1
 			}
-		} else if start >= 0 {
-			out = out.add(s[start:i])
-			start = -1
+		case isCharToken(r):
+			// A token of its own, whatever precedes it.
+			if start >= 0 {
+				out = out.add(s[start:i])
+			}
+			start, char = i, true
+		case unicode.IsLetter(r) || unicode.IsNumber(r):
+			if start >= 0 && char {
+				out = out.add(s[start:i])
+				start = -1
+			}
+			if start < 0 {
+				start, char = i, false
+			}
+		case unicode.Is(unicode.M, r):
+			// A mark extends the current token (a run or a character
+			// token alike) but never starts one, so a stray accent
+			// cannot become a token of its own.
+		default:
+			if start >= 0 {
+				out = out.add(s[start:i])
+				start = -1
+			}
 		}
 		i += size
 	}
@@ -538,6 +781,38 @@ func scanSlow[S tokenSink[S]](out S, s string) S {
 		out = out.add(s[start:])
 	}
 	return out
+}
+
+// charScripts are the scripts written without spaces between words
+// whose letters and numbers are each a token of its own (isCharToken).
+var charScripts = []*unicode.RangeTable{
+	unicode.Han, unicode.Hiragana, unicode.Katakana,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar,
+}
+
+// isCharToken reports whether r, a rune of the canonical text (after NFKC
+// and folding), is a character token: a letter or number (L, N) whose
+// Unicode Script is Han, Hiragana, Katakana, Thai, Lao, Khmer or Myanmar,
+// or one of the six letters of Script Common that are used only in Han
+// and kana text (their Script_Extensions are Han, Hiragana and Katakana
+// only): U+3006 〆, U+3031..U+3035 (vertical kana repeat marks), U+303C
+// 〼 and U+30FC ー (the prolonged sound mark, which halfwidth U+FF70
+// becomes under NFKC). Without that short list "ラーメン" would still give
+// one token per character, but "ー" would join an adjacent Latin letter
+// or digit into one token and runs of "ーー" would be one token.
+//
+// The predicate is a property of one rune of the canonical text, which
+// is what keeps the rule idempotent: the tokens are canonical already and
+// a space composes with nothing, so re-tokenizing their join sees the
+// same runes and cuts at the same places.
+func isCharToken(r rune) bool {
+	switch {
+	case r < 0x0E01: // the first rune of the seven scripts (Thai ko kai)
+		return false
+	case r == 0x3006 || 0x3031 <= r && r <= 0x3035 || r == 0x303C || r == 0x30FC:
+		return true
+	}
+	return (unicode.IsLetter(r) || unicode.IsNumber(r)) && unicode.In(r, charScripts...)
 }
 
 // canonicalForm is the rule's text before splitting: NFKC, full case

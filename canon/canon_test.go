@@ -42,7 +42,7 @@ func TestTokens(t *testing.T) {
 		{"combining accent composes", "cafe\u0301 CAFÉ", []string{"café", "café"}},
 		{"mark after run stays", "x\u20dd y", []string{"x\u20dd", "y"}},
 		{"mark after separator separates", "a \u0301b", []string{"a", "b"}},
-		{"cjk", "日本語のテキスト、中文。", []string{"日本語のテキスト", "中文"}},
+		{"cjk", "日本語のテキスト、中文。", []string{"日", "本", "語", "の", "テ", "キ", "ス", "ト", "中", "文"}},
 		{"hangul", "한국어 텍스트", []string{"한국어", "텍스트"}},
 		{"devanagari with spacing marks", "हिन्दी भाषा", []string{"हिन्दी", "भाषा"}},
 		{"other numbers", "Ⅻ ½ ²", []string{"xii", "1", "2", "2"}},
@@ -57,6 +57,60 @@ func TestTokens(t *testing.T) {
 		// byte unnormalized (U+0678 is NFKC "\u064a\u0674").
 		{"normalized after invalid byte", "\xf6\u0678", []string{"\u064a\u0674"}},
 		{"cherokee folds to capitals", "Ꭰ ꭰ ᏸ", []string{"Ꭰ", "Ꭰ", "Ᏸ"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Tokens(tt.in)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Tokens(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCharacterTokens covers the scripts written without spaces, whose
+// letters and numbers are each a token (isCharToken), with the marks that
+// follow them.
+func TestCharacterTokens(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"kanji and kana", "東京へ行きます。", []string{"東", "京", "へ", "行", "き", "ま", "す"}},
+		{"katakana word", "テキスト", []string{"テ", "キ", "ス", "ト"}},
+		// U+30FC is Script Common but a character token all the same,
+		// so it never joins Latin letters or digits, nor itself.
+		{"prolonged sound mark", "ラーメン aー1 ーー", []string{"ラ", "ー", "メ", "ン", "a", "ー", "1", "ー", "ー"}},
+		{"iteration marks", "人々 いすゞ 〆切", []string{"人", "々", "い", "す", "ゞ", "〆", "切"}},
+		// NFKC maps halfwidth katakana to fullwidth (U+FF70 to U+30FC)
+		// and composes a halfwidth voiced mark with its kana.
+		{"halfwidth katakana", "ｶﾀｶﾅ ﾗｰﾒﾝ ｶﾞｷﾞ", []string{"カ", "タ", "カ", "ナ", "ラ", "ー", "メ", "ン", "ガ", "ギ"}},
+		{"combining voiced mark", "か\u3099", []string{"が"}},
+		{"squared katakana", "㌀", []string{"ア", "パ", "ー", "ト"}},
+		{"simplified chinese", "中华人民共和国成立于1949年。", []string{"中", "华", "人", "民", "共", "和", "国", "成", "立", "于", "1949", "年"}},
+		{"traditional chinese", "繁體中文，臺灣", []string{"繁", "體", "中", "文", "臺", "灣"}},
+		{"compatibility ideographs and radicals", "\uf900 ⼀⼆ ㊀ ㈠", []string{"\u8c48", "一", "二", "一", "一"}},
+		{"cjk digits", "2023年5月 ２０２３年 二〇二三年 〡〢", []string{"2023", "年", "5", "月", "2023", "年", "二", "〇", "二", "三", "年", "〡", "〢"}},
+		{"latin around han", "abc漢字def", []string{"abc", "漢", "字", "def"}},
+		{"fullwidth latin next to han", "ＬＩＮＵＸ漢字ＡＢＣ１２", []string{"linux", "漢", "字", "abc12"}},
+		{"mixed latin and katakana", "Linuxカーネル2.6", []string{"linux", "カ", "ー", "ネ", "ル", "2", "6"}},
+		// Thai vowel signs and tone marks (Mn) stay with the letter
+		// before them; leading vowels (เ, ไ) are letters.
+		{"thai", "ภาษาไทย สวัสดี ไม่", []string{"ภ", "า", "ษ", "า", "ไ", "ท", "ย", "ส", "วั", "ส", "ดี", "ไ", "ม่"}},
+		// Sara am (U+0E33) is NFKC nikhahit (Mn) plus sara aa (Lo).
+		{"thai sara am", "น้ำ", []string{"น\u0e49\u0e4d", "\u0e32"}},
+		{"thai marks reordered", "ก\u0e48\u0e38", []string{"ก\u0e38\u0e48"}},
+		{"thai digits", "๒๕๖๖", []string{"๒", "๕", "๖", "๖"}},
+		{"lao", "ພາສາລາວ ເມືອງ", []string{"ພ", "າ", "ສ", "າ", "ລ", "າ", "ວ", "ເ", "ມື", "ອ", "ງ"}},
+		// Khmer subscript consonants follow a coeng (U+17D2, Mn), which
+		// stays with the letter before it; the subscript letter is a
+		// token of its own.
+		{"khmer", "ភាសាខ្មែរ ១២", []string{"ភា", "សា", "ខ្", "មែ", "រ", "១", "២"}},
+		{"myanmar", "မြန်မာ ၁၉", []string{"မြ", "န်", "မာ", "၁", "၉"}},
+		{"mark after separator", "a \u0e48ก", []string{"a", "ก"}},
+		{"hangul keeps words", "한국어 텍스트", []string{"한국어", "텍스트"}},
+		{"bopomofo keeps words", "ㄅㄆㄇ", []string{"ㄅㄆㄇ"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +175,8 @@ var interesting = []string{
 	"Ꭰ", "ꭰ", "ᏸ", "Ᏸ", "🔥", "\u00a0", "\u200b", "\ufffd",
 	"б", "Б", "и", "\u0306", "й", "。", "—", "«", "€", "\u3099", "か", "𝐀", "\U00020000",
 	"\u0678", "ǅ", "\u1e9b", "\ufb03",
+	"ー", "ｶ", "ﾞ", "ｰ", "々", "〇", "㌀", "\uf900", "⼀", "ก", "\u0e48", "\u0e38", "\u0e33", "๒",
+	"ເ", "\u0eb7", "ខ", "\u17d2", "ែ", "မ", "\u103a", "\u102e", "ဥ",
 	"\xff", "\xc3", "\x80", "\xe2\x82",
 }
 
@@ -279,6 +335,12 @@ func checkToken(t *testing.T, s, tok string) {
 		if !letter && (i == 0 || !unicode.Is(unicode.M, r)) {
 			t.Fatalf("Tokens(%q): token %+q has separator or leading mark %U at byte %d", s, tok, r, i)
 		}
+		// A character token is one rune and its marks.
+		if i > 0 && letter {
+			if first, _ := utf8.DecodeRuneInString(tok); isCharToken(first) || isCharToken(r) {
+				t.Fatalf("Tokens(%q): token %+q has character token %U at byte %d", s, tok, r, i)
+			}
+		}
 	}
 	if alone := Tokens(tok); len(alone) != 1 || alone[0] != tok {
 		t.Fatalf("Tokens(%q): token %+q tokenizes on its own to %+q", s, tok, alone)
@@ -347,7 +409,8 @@ func BenchmarkTokens(b *testing.B) {
 // whole text.
 func TestEveryBMPRuneMatchesWhole(t *testing.T) {
 	templates := []string{"%", "a%b", "% x", "x %", "я%", "%я", "。%", "%。", "Я %", "% Я", "É%", "%É", "Éa%", "%Яb", "%%", "a%%b", "a %% b", "%a%", "क%", "क%b", "%\u0E35", "a%\u0E35",
-		"a\u0301 %", "%\u0301", "% \u0301"}
+		"a\u0301 %", "%\u0301", "% \u0301",
+		"日%", "%日", "a日%", "%ｶ", "ก%\u0e48"}
 	var got, want []string
 	var hashes []uint64
 	for r := rune(0x80); r < 0x10000; r++ {
@@ -426,6 +489,7 @@ func TestAppendHashesAllocatesNothing(t *testing.T) {
 		strings.Repeat("lowercase ascii words only ", 20),
 		strings.Repeat("Capitals And “curly quotes” — dashes, Café, naïve, ÉTÉ ", 20),
 		strings.Repeat("Быстрая Лиса прыгает. ", 20),
+		strings.Repeat("日本語のテキスト、中文。ラーメン ", 20),
 	} {
 		dst := make([]uint64, 0, 1000)
 		if text != strings.ToLower(text) || !isASCII(text) {
@@ -464,6 +528,32 @@ func TestClassAtDecodesLikeUTF8(t *testing.T) {
 					}
 					if class != wantClass || size != wantSize {
 						t.Fatalf("classAt(% x) = class %d, size %d; utf8 decodes %U of %d bytes (class %d)", s, class, size, r, wantSize, wantClass)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCharRunDecodesLikeUTF8 holds scanMixed's own decoding of the rune
+// after a character token (the run of inertChar runes) to the rule, on
+// every two- and three-byte sequence with a three-byte lead byte (valid,
+// overlong, surrogate, truncated), at the end of the text and before
+// another character.
+func TestCharRunDecodesLikeUTF8(t *testing.T) {
+	var got, want []string
+	for a := 0xE0; a < 0xF0; a++ {
+		for b := 0; b < 0x100; b++ {
+			for _, c := range []int{0x00, 0x41, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xff} {
+				seq := []byte{byte(a), byte(b), byte(c)}
+				for n := 1; n <= 3; n++ {
+					for _, in := range []string{"日" + string(seq[:n]), "日" + string(seq[:n]) + "本"} {
+						got = AppendTokens(got[:0], in)
+						want = appendSlow(want[:0], in)
+						if !slices.Equal(got, want) {
+							t.Fatalf("Tokens(%+q) = %+q, whole-text rule %+q", in, got, want)
+						}
+						checkHashes(t, in, AppendHashes(nil, testHasher, in), want)
 					}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/htmltext"
@@ -65,5 +66,56 @@ func TestRealCorporaMatchWhole(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d documents, %.1f MB: fast paths equal the whole-text rule", c.file, docs, float64(bytes)/1e6)
+	}
+}
+
+// BenchmarkCorpusHashes is phase 1's tokenizing step on real text:
+// AppendHashes over every document of a shared table, reported in bytes
+// of text per second. The sub-benchmarks split multilingual-docs by
+// language (the id's prefix: man-ja, man-zh_CN, ...), so a change that
+// only affects one script shows where it costs. It skips when the shared
+// corpora are absent.
+func BenchmarkCorpusHashes(b *testing.B) {
+	const dir = "../../shared/data"
+	path := filepath.Join(dir, "multilingual-docs.parquet")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("the shared corpora are absent (%v)", err)
+	}
+	ctx := context.Background()
+	cols := crawl.Columns{Text: "text", ID: "id"}
+	splits, err := crawl.Splits(ctx, 0, path, cols)
+	if err != nil {
+		b.Fatal(err)
+	}
+	groups := map[string][]string{}
+	for _, sp := range splits {
+		err := crawl.ReadSplit(ctx, sp, cols, func(r crawl.Row) error {
+			lang, _, _ := strings.Cut(r.ID, "/")
+			if strings.HasPrefix(lang, "perl") {
+				lang = "perl"
+			}
+			groups["all"] = append(groups["all"], r.Content)
+			groups[lang] = append(groups[lang], r.Content)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, name := range []string{"all", "man-ja", "man-zh_CN", "man-zh_TW", "man-de", "man-ru", "perl"} {
+		docs := groups[name]
+		b.Run(name, func(b *testing.B) {
+			var n int
+			for _, d := range docs {
+				n += len(d)
+			}
+			b.SetBytes(int64(n))
+			var dst []uint64
+			for b.Loop() {
+				for _, d := range docs {
+					dst = AppendHashes(dst[:0], testHasher, d)
+				}
+			}
+		})
 	}
 }

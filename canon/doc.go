@@ -11,9 +11,32 @@
 //     become one spelling;
 //  2. full Unicode case folding (golang.org/x/text/cases.Fold), which is
 //     lowercasing done right ("Straße" and "STRASSE" both give "strasse");
-//  3. splitting into maximal runs of letters and numbers, with combining
-//     marks attached to the run they follow, every other rune (space,
-//     punctuation, symbols, invalid UTF-8) being a separator.
+//  3. splitting into tokens: every letter or number of the scripts
+//     written without spaces between words (Han, Hiragana, Katakana,
+//     Thai, Lao, Khmer, Myanmar, by the unicode package's Script tables,
+//     plus the six Common-script letters used only with Han and kana:
+//     U+3006, U+3031..U+3035, U+303C and U+30FC, the prolonged sound
+//     mark) is a token of its own, as character-level shingling does for
+//     these scripts elsewhere; any other token is a maximal run of the
+//     other letters and numbers; combining marks stay with the letter or
+//     number they follow (so Thai, Lao, Khmer and Myanmar vowel signs and
+//     tone marks stay with their consonant); every other rune (space,
+//     punctuation, symbols, invalid UTF-8) is a separator. "abc漢字def"
+//     gives "abc", "漢", "字", "def"; "ラーメン" gives four tokens.
+//
+// Which runes are character tokens is decided on the canonical text, after
+// NFKC and folding, one rune at a time. That is what keeps the rule
+// idempotent (the joined tokens are canonical text already, with the same
+// runes), and it settles the edge cases without a list: halfwidth
+// katakana, CJK compatibility ideographs and Kangxi radicals are character
+// tokens because NFKC maps them to katakana and unified ideographs; "㌀"
+// gives the four katakana it stands for. Digits of the seven scripts
+// (Thai "๒", Khmer "១", Han "〇") are character tokens like their
+// letters, while ASCII and fullwidth digits (Script Common) still form
+// runs, so "2023年" gives "2023" and "年". Hangul and Bopomofo keep their
+// runs: Korean is written with spaces. A subscript consonant after a
+// Khmer coeng or a Myanmar virama (both marks) is a token of its own,
+// the sign staying with the letter before it.
 //
 // Two corrections keep the result a function of the rendered text only,
 // so that Tokens(strings.Join(Tokens(x), " ")) equals Tokens(x): a second

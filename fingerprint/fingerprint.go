@@ -12,7 +12,10 @@ const DefaultSeed uint64 = 0x6e656172647570 // "neardup" in ASCII
 // the lexical fingerprint as Combine of the token hashes and the shingle
 // fingerprint as Shingle (a rolling polynomial); version 1 hashed the
 // tokens' bytes again for the first and used Combine for the second.
-const Version = 2
+// Version 3 tokenizes Han, kana, Thai, Lao, Khmer and Myanmar one
+// character per token (package canon); outputs of version 2 differ for
+// text in those scripts.
+const Version = 3
 
 // XXH64 primes.
 const (

@@ -35,6 +35,66 @@
 // and truncated documents just end or continue the text. Elements hidden
 // by CSS or the hidden attribute are kept, since seeing them would need a
 // tree and a style engine.
+//
+// # Main content
+//
+// ExtractMode(doc, Main) (also ExtractMain) returns the page's main
+// content: the visible text above minus the site's template, which makes
+// the pages of one site look alike. It only drops text: its words are a
+// subsequence of Extract's, never split or glued, and a page with no
+// template (none of the elements, roles, names or link-dense blocks
+// below) comes out exactly as Extract gives it. The rules, in order:
+//
+//   - Regions. The contents of these elements are dropped: nav, dialog,
+//     search, select; aside unless inside an article or section (there
+//     it is the article's own note, as Sphinx's footnotes are); header
+//     and footer unless inside an article, aside, main, nav or section
+//     (there they are the article's title or byline, per HTML5); form;
+//     elements whose role attribute (its first token among these) is
+//     navigation, banner, contentinfo, complementary, search, menu,
+//     menubar, dialog, alertdialog, toolbar or form; and block-level
+//     elements (not html, body, main or article) whose class or id names
+//     boilerplate. Names are split into words at non-alphanumeric bytes
+//     and lower-to-upper case changes ("cookieBanner" = cookie banner);
+//     boilerplate is a word among breadcrumb(s), consent, gdpr,
+//     comments, commentlist, disqus, share, sharing, sharedaddy,
+//     addtoany, sharethis, navbar, skiplink, cookiebanner, cookienotice,
+//     cookieconsent, cookiebar, cookielaw; cookie(s) with banner, notice,
+//     bar, popup, policy, message, law, alert, warning, overlay, modal or
+//     notification; comment followed by list, area, section, respond,
+//     form, thread, container or wrapper; social followed by share,
+//     links, icons, buttons, media, follow or bar; skip followed by link,
+//     links, to or nav; and, outside article, aside, main, nav and
+//     section, footer, masthead, site or global followed by header, or
+//     the single word header. (A lone "comment" is not boilerplate: code
+//     highlighters use it.) An explicit role replaces the element's own:
+//     <aside role="note"> is kept. Forms and name matches are weaker
+//     evidence: such a region is kept when it holds more than half of the
+//     page's text and contains a main, article or h1 element (an ASP.NET
+//     page wraps everything in one form). A word belongs to the region
+//     its first byte is in.
+//   - Blocks. The text is cut into blocks at block-level tags and table
+//     cells (not at br). A block is link-dense when more than half of its
+//     remaining text (in bytes, spaces not counted) is inside a elements.
+//     A block with less than 50 bytes of text whose nearest non-empty
+//     blocks are all link-dense is dropped with them, when the page has
+//     at least one kept block of 50 bytes or more (so headings of link
+//     lists and one-line copyright notices go; tiny pages stay).
+//   - Main region. If the page has a main element or role="main" (else
+//     exactly one top-level article, or role="article", outside dropped
+//     regions) and its text after the region rules is at least half of
+//     the text the block rules keep elsewhere, the result is the title
+//     plus that region's text, with its link-dense blocks kept (an index
+//     or table of contents is the content of its page). Otherwise the
+//     result is every block the block rules keep.
+//   - The document title is always kept, as in Extract.
+//
+// Main keeps an explicit stack of open elements (an end tag closes the
+// innermost open element of its name and everything opened after it;
+// end tags with no open element, and elements whose names are not HTML
+// atoms, such as custom elements, are ignored; a self-closing tag opens
+// nothing), so it needs no Go-stack recursion and runs in time linear in
+// the document, about two thirds of Extract's speed.
 package htmltext
 
 import (

@@ -103,20 +103,27 @@ func AppendPairs(dst []Pair, b []byte) ([]Pair, error) {
 // part (identical short pages are still copies). The super-shingle mode's
 // sketch join reuses the record with Key and Doc naming a candidate pair.
 // Rank is the document's rank under --keep, which the shortcut passes on
-// with each copy.
+// with each copy. Site is the fingerprint of the document's site (0:
+// none) under --template-shingles, where sketches travel to their site's
+// partition first.
 type Sketch struct {
 	Key    uint64
 	Doc    uint64
 	Rank   float64
+	Site   uint64
 	Values []uint64
 	Supers []uint64
 }
+
+// sketchHeader is the encoded size of a Sketch without its values.
+const sketchHeader = 40
 
 // Append appends the encoding of s to b.
 func (s Sketch) Append(b []byte) []byte {
 	b = le.AppendUint64(b, s.Key)
 	b = le.AppendUint64(b, s.Doc)
 	b = le.AppendUint64(b, math.Float64bits(s.Rank))
+	b = le.AppendUint64(b, s.Site)
 	b = le.AppendUint32(b, uint32(len(s.Values)))
 	b = le.AppendUint32(b, uint32(len(s.Supers)))
 	for _, v := range s.Values {
@@ -134,11 +141,11 @@ func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
 	// First pass: check the framing and count the values.
 	total := 0
 	for r := b; len(r) > 0; {
-		if len(r) < 32 {
+		if len(r) < sketchHeader {
 			return dst, fmt.Errorf("packed: truncated sketch record (%d bytes left)", len(r))
 		}
-		n, m := int(le.Uint32(r[24:])), int(le.Uint32(r[28:]))
-		r = r[32:]
+		n, m := int(le.Uint32(r[32:])), int(le.Uint32(r[36:]))
+		r = r[sketchHeader:]
 		if n < 0 || m < 0 || len(r)/8 < n+m {
 			return dst, fmt.Errorf("packed: truncated sketch record: %d+%d values, %d bytes left", n, m, len(r))
 		}
@@ -147,9 +154,9 @@ func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
 	}
 	arena := make([]uint64, total)
 	for len(b) > 0 {
-		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Rank: math.Float64frombits(le.Uint64(b[16:]))}
-		n, m := int(le.Uint32(b[24:])), int(le.Uint32(b[28:]))
-		b = b[32:]
+		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Rank: math.Float64frombits(le.Uint64(b[16:])), Site: le.Uint64(b[24:])}
+		n, m := int(le.Uint32(b[32:])), int(le.Uint32(b[36:]))
+		b = b[sketchHeader:]
 		s.Values, b, arena = readUint64s(b, n, arena)
 		s.Supers, b, arena = readUint64s(b, m, arena)
 		dst = append(dst, s)
@@ -167,6 +174,40 @@ func readUint64s(b []byte, n int, arena []uint64) ([]uint64, []byte, []uint64) {
 		vs[i] = le.Uint64(b[8*i:])
 	}
 	return vs, b[8*n:], arena[n:]
+}
+
+// SiteCount is a count of the site-template step (--template-shingles):
+// with Pages false, Docs pages of site Site hold sketch value Value; with
+// Pages true, site Site has Docs pages (Value unused).
+type SiteCount struct {
+	Site, Value uint64
+	Docs        uint32
+	Pages       bool
+}
+
+// SiteCountSize is the encoded size of a SiteCount.
+const SiteCountSize = 21
+
+// Append appends the encoding of c to b.
+func (c SiteCount) Append(b []byte) []byte {
+	b = le.AppendUint64(b, c.Site)
+	b = le.AppendUint64(b, c.Value)
+	b = le.AppendUint32(b, c.Docs)
+	if c.Pages {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// AppendSiteCounts decodes the counts in b and appends them to dst.
+func AppendSiteCounts(dst []SiteCount, b []byte) ([]SiteCount, error) {
+	if len(b)%SiteCountSize != 0 {
+		return dst, fmt.Errorf("packed: site counts batch of %d bytes is not a multiple of %d", len(b), SiteCountSize)
+	}
+	for ; len(b) > 0; b = b[SiteCountSize:] {
+		dst = append(dst, SiteCount{le.Uint64(b), le.Uint64(b[8:]), le.Uint32(b[16:]), b[20] != 0})
+	}
+	return dst, nil
 }
 
 // Edge is a union-find input: a link of phase 4 (Resemblance set, Copy

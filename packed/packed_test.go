@@ -25,7 +25,7 @@ func TestRoundTrips(t *testing.T) {
 		ps, b1 = append(ps, p), p.Append(b1)
 		pr := Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), uint16(rng.Uint32()), uint16(rng.Uint32()), rng.Uint32()}
 		prs, b2 = append(prs, pr), pr.Append(b2)
-		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rng.Float64()}
+		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rng.Float64(), Site: rng.Uint64()}
 		for range rng.IntN(5) {
 			sk.Values = append(sk.Values, rng.Uint64())
 		}
@@ -82,6 +82,18 @@ func TestRoundTrips(t *testing.T) {
 	check("cluster links", cls, got8, err)
 	if _, err := AppendArcs(nil, b7[:len(b7)-1]); err == nil {
 		t.Error("a truncated arcs batch decoded without error")
+	}
+
+	var scs []SiteCount
+	var b10 []byte
+	for i := range 50 {
+		c := SiteCount{Site: rng.Uint64(), Value: rng.Uint64(), Docs: rng.Uint32(), Pages: i%3 == 0}
+		scs, b10 = append(scs, c), c.Append(b10)
+	}
+	got10, err := AppendSiteCounts(nil, b10)
+	check("site counts", scs, got10, err)
+	if _, err := AppendSiteCounts(nil, b10[:len(b10)-1]); err == nil {
+		t.Error("a truncated site counts batch decoded without error")
 	}
 
 	if _, err := AppendPostings(nil, b1[:len(b1)-1]); err == nil {

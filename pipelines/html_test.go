@@ -1,20 +1,41 @@
 package pipelines
 
 import (
+	"os"
 	"testing"
+
+	"github.com/neardup/neardup/sitetemplate"
 
 	"github.com/neardup/neardup/transforms"
 )
 
+// TestHTMLInput runs the sample HTML pages with both --extract modes: the
+// planted near copies link, pages sharing only markup do not, and the docs
+// table says which extraction made each document's tokens.
 func TestHTMLInput(t *testing.T) {
+	for _, mode := range []string{transforms.ExtractVisible, transforms.ExtractMain} {
+		t.Run(mode, func(t *testing.T) { testHTMLInput(t, mode) })
+	}
+}
+
+func testHTMLInput(t *testing.T, mode string) {
 	tr := readTruth(t, "../testdata/html/truth.json")
 	cfg := defaultConfig()
 	cfg.Columns.Text, cfg.Columns.HTML = "", "html"
+	cfg.Extract = mode
 	r := run(t, "../testdata/html/pages.parquet", cfg)
 	if len(r.docs) == 0 {
 		t.Fatal("no docs")
 	}
 	checkInvariants(t, r, len(r.docs))
+	for _, d := range r.docs {
+		if d.Extraction != mode {
+			t.Fatalf("doc %d: extraction %q, want %q", d.DocID, d.Extraction, mode)
+		}
+	}
+	if got := r.manifest.Settings["extract"]; got != mode {
+		t.Errorf("manifest setting extract = %q, want %q", got, mode)
+	}
 	nearLinked, near := 0, 0
 	for _, g := range tr.Groups {
 		a, b := r.byID[g.Members[0].ID], r.byID[g.Members[1].ID]
@@ -47,6 +68,46 @@ func TestHTMLInput(t *testing.T) {
 	}
 	if near == 0 || nearLinked < near-1 {
 		t.Errorf("%d of %d near-copy HTML pairs (resemblance ~0.8) clustered, want at least %d", nearLinked, near, near-1)
+	}
+}
+
+// TestPythonDocsTemplates runs the raw HTML of the Python documentation,
+// where every page carries the same navigation and almost no two pages
+// are near-duplicates: all visible text links pages through their shared
+// template; the main content (the default) and, on all visible text, the
+// site-template shingles each leave at most a handful of links.
+func TestPythonDocsTemplates(t *testing.T) {
+	const file = "../../shared/data/python-3.11-docs-html.parquet"
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("the shared corpora are absent (%v): this test needs ../shared/data", err)
+	}
+	links := func(extract string, templates bool) int {
+		cfg := defaultConfig()
+		cfg.Columns.Text, cfg.Columns.HTML = "", "html"
+		cfg.Extract = extract
+		if templates {
+			cfg.Templates = sitetemplate.Spec{Share: sitetemplate.DefaultShare, MinPages: sitetemplate.DefaultMinPages}
+		}
+		r := run(t, file, cfg)
+		checkInvariants(t, r, 530)
+		n := 0
+		for _, p := range r.pairs {
+			if p.Linked {
+				n++
+			}
+		}
+		t.Logf("--extract=%s, templates %v: %d pairs reach phase 4, %d linked; %d template shingles", extract, templates, len(r.pairs), n, r.manifest.Counts["template_shingles"])
+		return n
+	}
+	const handful = 3
+	if n := links(transforms.ExtractVisible, false); n <= handful {
+		t.Errorf("all visible text links only %d pairs: the template problem this test guards against is gone from the data", n)
+	}
+	if n := links("", false); n > handful {
+		t.Errorf("the main content (the default for HTML) links %d pairs of Python docs pages, want at most %d", n, handful)
+	}
+	if n := links(transforms.ExtractVisible, true); n > handful {
+		t.Errorf("all visible text less the site's template shingles links %d pairs, want at most %d", n, handful)
 	}
 }
 

@@ -33,8 +33,11 @@ import (
 // cfg.TempDir; Run publishes them.
 func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	splits := transforms.ReadSplits(s, files, cfg)
-	meta, sketches, equiv, ranks := transforms.Sketch(s, splits, cfg) // phase 1
-	postings, copies, reps := transforms.Identical(s, sketches, cfg)  // identical shortcut
+	meta, sketches, equiv, ranks, sites := transforms.Sketch(s, splits, cfg) // phase 1
+	if cfg.Templates.On() {
+		sketches = transforms.SiteTemplates(s, sites, sketches, cfg) // each site's template dropped
+	}
+	postings, copies, reps := transforms.Identical(s, sketches, cfg) // identical shortcut
 	var pairs beam.PCollection
 	if cfg.SuperShingle {
 		pairs = transforms.SuperShingles(s, postings, reps, cfg) // instead of phases 2 and 3
@@ -232,6 +235,8 @@ func Settings(cfg transforms.Config) map[string]string {
 		"keep":                cfg.Keep.String(),
 		"clusters":            clusterMode(cfg),
 		"component_rounds":    strconv.Itoa(cfg.ComponentRounds),
+		"template_shingles":   cfg.Templates.String(),
+		"extract":             cfg.Extraction(),
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -53,11 +54,18 @@ type Config struct {
 	// ComponentsAuto), the latter in ComponentRounds rounds.
 	Components      string
 	ComponentRounds int
-	Partitions      int    // hash partitions of every shuffle
-	MaxDocBytes     int    // documents longer than this are rejected (0: no limit)
-	SkipBadFiles    bool   // an unreadable file or row group is recorded and skipped instead of failing the run
-	Seed            uint64 // fingerprint seed
-	TempDir         string // where table shards are written before the launcher publishes them
+	// Templates (--template-shingles) drops from each page's sketch the
+	// values that are its site's template (see SiteTemplates); the zero
+	// Spec drops none.
+	Templates sitetemplate.Spec
+	// Extract is how HTML becomes text (--extract): ExtractVisible or
+	// ExtractMain (also the default, ""). Unused for text input.
+	Extract      string
+	Partitions   int    // hash partitions of every shuffle
+	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
+	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
+	Seed         uint64 // fingerprint seed
+	TempDir      string // where table shards are written before the launcher publishes them
 }
 
 // sizesMayLink reports whether a pair of documents with these sketch sizes
@@ -81,6 +89,24 @@ func (cfg Config) sizesMayLink(a, b uint32) bool {
 // resemblance-only policy's contained table is made of.
 func (cfg Config) keepsContained() bool {
 	return !cfg.LinkedOnly || cfg.Policy.Containment > 0
+}
+
+// How HTML input becomes text (--extract).
+const (
+	ExtractVisible = "visible" // all the text a browser shows
+	ExtractMain    = "main"    // the main content: navigation, headers, footers and link lists dropped
+)
+
+// Extraction names how a document's tokens were made, for the docs table
+// and the manifest: "text" for text input, else the --extract mode.
+func (cfg Config) Extraction() string {
+	if cfg.Columns.HTML == "" {
+		return "text"
+	}
+	if cfg.Extract == ExtractVisible {
+		return ExtractVisible
+	}
+	return ExtractMain
 }
 
 // Broder's three levels of equivalence, each found with one fingerprint:
@@ -128,6 +154,8 @@ func phaseLabel(phase string) string {
 		return "phase 3 pair counting"
 	case "supershingles":
 		return "super-shingles"
+	case "site_templates":
+		return "site templates"
 	case "phase4_cluster":
 		return "phase 4 clustering"
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/supershingle"
 )
@@ -35,7 +36,7 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.DoFn7x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
 }
 
@@ -55,10 +56,14 @@ func DocID(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uin
 // fingerprints of all three equivalence levels for EquivalenceCounts;
 // and ranks, PCollection<KV<int, []byte>> of <doc, rank bits> packed.Arc
 // batches keyed by doc partition, for every sketched document when
-// Config.Keep ranks documents (empty otherwise).
-func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv, ranks beam.PCollection) {
+// Config.Keep ranks documents (empty otherwise); and sites,
+// PCollection<KV<int, []byte>> of packed.SiteCount batches for
+// SiteTemplates under Config.Templates (empty otherwise), when the
+// sketches of pages with a site are keyed by the site's partition.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv, ranks, sites beam.PCollection) {
 	s = s.Scope("Sketch")
-	return beam.ParDo4(s, &sketchFn{Cfg: cfg}, splits)
+	outs := beam.ParDoN(s, &sketchFn{Cfg: cfg}, splits)
+	return outs[0], outs[1], outs[2], outs[3], outs[4]
 }
 
 type sketchFn struct {
@@ -70,26 +75,28 @@ type sketchFn struct {
 // batchers of its sketches and equivalence keys (see batcher on why per
 // bundle, not per element).
 type sketchOut struct {
-	metas                  [][]tables.Doc
-	metaBytes              int
-	sketches, equiv, ranks *batcher
+	metas                         [][]tables.Doc
+	metaBytes                     int
+	sketches, equiv, ranks, sites *batcher
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) {
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) error {
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
 		return nil
 	}
-	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks)
+	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites)
 }
 
 // flush emits everything gathered so far.
-func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) error {
+func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+	o.sites.bind(ctx, emitSites)
+	o.sites.flush()
 	o.sketches.bind(ctx, emitSketch)
 	o.sketches.flush()
 	o.equiv.bind(ctx, emitEquiv)
@@ -102,7 +109,7 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks func(int, []byte)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Cfg.Partitions
 	if f.out == nil {
@@ -113,6 +120,8 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	sketches := bundleBatcher(&out.sketches, ctx, "sketches", parts, emitSketch)
 	equiv := bundleBatcher(&out.equiv, ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
 	ranks := bundleBatcher(&out.ranks, ctx, "ranks", parts, emitRanks)
+	sites := bundleBatcher(&out.sites, ctx, "site_counts", parts, emitSites)
+	templates := f.Cfg.Templates.On()
 	ranked := f.Cfg.Keep.Ranked()
 	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
 	rs := NewRowSketcher(f.Cfg)
@@ -146,7 +155,21 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 				rec.Rank = f.Cfg.Keep.Rank(keep.Doc{Tokens: doc.TokenCount, URL: row.URL, Date: row.Date, Score: row.Score, HasScore: row.HasScore})
 				ranks.add(packed.Partition(rec.Doc, parts), packed.Arc{U: rec.Doc, V: math.Float64bits(rec.Rank)})
 			}
-			sketches.add(packed.Partition(rec.Key, parts), *rec)
+			if templates && rec.Site != 0 {
+				// The sketch goes to its site's partition, where
+				// SiteTemplates drops the site's template values
+				// before the identical shortcut; the counts it needs
+				// go to the (site, value) partitions.
+				if doc.Status == tables.StatusOK {
+					sites.add(packed.Partition(rec.Site, parts), packed.SiteCount{Site: rec.Site, Docs: 1, Pages: true})
+					for _, v := range rec.Values {
+						sites.add(packed.Partition(siteValueKey(rec.Site, v), parts), packed.SiteCount{Site: rec.Site, Value: v, Docs: 1})
+					}
+				}
+				sketches.add(packed.Partition(rec.Site, parts), *rec)
+			} else {
+				sketches.add(packed.Partition(rec.Key, parts), *rec)
+			}
 		}
 		keepRow(doc)
 		return nil
@@ -161,13 +184,13 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			return err
 		}
 		for r := next; r < sp.FirstRow+sp.NumRows; r++ {
-			keepRow(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r,
+			keepRow(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r, Extraction: f.Cfg.Extraction(),
 				Status: tables.StatusRejected, Reason: optional("row group unreadable: " + err.Error())})
 			nRejected++
 		}
 	}
 	if out.metaBytes > maxBuffered(parts) {
-		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks); err != nil {
+		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites); err != nil {
 			return err
 		}
 	}
@@ -219,6 +242,7 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 		Date:       optional(row.Date),
 		SourceFile: sp.Path,
 		SourceRow:  row.Index,
+		Extraction: cfg.Extraction(),
 	}
 	doc.ContentFingerprint = int64(rs.h.String(row.Content))
 	if cfg.MaxDocBytes > 0 && len(row.Content) > cfg.MaxDocBytes {
@@ -228,7 +252,7 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	}
 	text := row.Content
 	if cfg.Columns.HTML != "" {
-		text = htmltext.Extract(text)
+		text = ExtractText(text, cfg.Extract)
 	}
 	// The tokens are never built: their hashes are all the later steps
 	// need (the lexical fingerprint is defined on them, see
@@ -275,8 +299,36 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	if cfg.SuperShingle {
 		rec.Supers = rs.supers
 	}
+	if cfg.Templates.On() {
+		rec.Site = rs.site(row.URL)
+	}
 	return doc, rec, keys
 }
+
+// ExtractText is the text of an HTML document under an --extract mode:
+// ExtractVisible for all visible text, anything else (the default) the
+// main content.
+func ExtractText(html, mode string) string {
+	if mode == ExtractVisible {
+		return htmltext.Extract(html)
+	}
+	return htmltext.ExtractMode(html, htmltext.Main)
+}
+
+// site returns the fingerprint of the site of url (never 0), or 0 for a
+// page with no site.
+func (rs *RowSketcher) site(url string) uint64 {
+	host := sitetemplate.Site(url)
+	if host == "" {
+		return 0
+	}
+	return max(rs.h.String(host), 1)
+}
+
+// siteValueKey is the key that spreads the (site, value) counts over
+// partitions: all pages' counts of one pair meet in one partition, while
+// one big site's values spread over all of them.
+func siteValueKey(site, value uint64) uint64 { return fingerprint.Mix(site ^ fingerprint.Mix(value)) }
 
 // docRowBytes is about what a docs row holds in memory.
 func docRowBytes(d *tables.Doc) int {

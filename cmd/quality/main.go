@@ -14,7 +14,10 @@
 // (--input may be repeated). A corpus is read as HTML (its --html-column,
 // default "html", through package htmltext) when the file name of its glob
 // contains "html", or when it is given with --html instead of --input;
-// otherwise its text column (--text-column, default "text") is read.
+// otherwise its text column (--text-column, default "text") is read. HTML
+// becomes text as --extract says (main, the pipeline's default, or
+// visible), on both sides: the exact join sees the text the pipeline
+// shingles. --all runs its HTML corpus both ways.
 //
 // --all runs the standard set, from the module root: testdata/crawl/*.parquet
 // and each corpus of ../shared/data that exists (deb-copyright,
@@ -36,7 +39,12 @@
 // Modes (--modes, comma list): mod:25 (MOD_25), min:100 (MIN_100),
 // supershingle (MIN_100, super-shingles of 5 values), supershingle+verify
 // (the same, candidates verified against the sketch estimate) and
-// minhash:100/20 (MinHash with 100 hash functions in 20 bands).
+// minhash:100/20 (MinHash with 100 hash functions in 20 bands);
+// mod:25+templates and min:100+templates are mod:25 and min:100 with
+// --template-shingles=auto at its default share and minimum site size.
+// The exact side is the same for every mode: the full shingle sets,
+// template shingles included, so a template mode's lost "recall" is the
+// pairs that share little but their site's template.
 //
 // # Containment
 //
@@ -70,7 +78,6 @@ import (
 
 	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/htmltext"
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
@@ -78,6 +85,7 @@ import (
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simjoin"
+	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -104,6 +112,7 @@ var (
 	thresholds   = flag.String("thresholds", "0.5,0.8", "comma-separated resemblance thresholds")
 	textColumn   = flag.String("text-column", "text", "text column of text corpora")
 	htmlColumn   = flag.String("html-column", "html", "HTML column of HTML corpora (file name containing \"html\", or given with --html)")
+	extractFlag  = flag.String("extract", transforms.ExtractMain, "how HTML corpora become text, for the pipeline and the exact join alike: main or visible (--all runs both)")
 	containment  = flag.String("containment", "", "the Clough-Stevenson Parquet file: print its containment tables")
 	labelsFlag   = flag.String("containment-labels", "", "labels CSV of --containment (default: its path with .parquet replaced by -labels.csv)")
 	shingleWords = flag.Int("shingle-words", 10, "w, words per shingle")
@@ -136,7 +145,18 @@ var modes = []mode{
 		c.Sketch = sketch.Spec{Kind: sketch.MinHash, N: 100}
 		c.SuperShingle, c.Bands, c.Verify = true, 20, false
 	}},
+	{"mod:25+templates", func(c *transforms.Config) {
+		c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25}
+		c.Templates = defaultTemplates
+	}},
+	{"min:100+templates", func(c *transforms.Config) {
+		c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100}
+		c.Templates = defaultTemplates
+	}},
 }
+
+// defaultTemplates is --template-shingles=auto with its defaults.
+var defaultTemplates = sitetemplate.Spec{Share: sitetemplate.DefaultShare, MinPages: sitetemplate.DefaultMinPages}
 
 func modeNames() []string {
 	var names []string
@@ -148,8 +168,17 @@ func modeNames() []string {
 
 // corpus is one input glob.
 type corpus struct {
-	glob string
-	html bool
+	glob    string
+	html    bool
+	extract string // HTML: transforms.ExtractMain or ExtractVisible
+}
+
+// name is the corpus as its rows show it.
+func (c corpus) name() string {
+	if c.html {
+		return c.glob + " (" + c.extract + ")"
+	}
+	return c.glob
 }
 
 // standard corpora of --all, beside the module.
@@ -194,11 +223,14 @@ var errFailed = errors.New("some pipeline runs failed; see stderr")
 
 func run(ctx context.Context) error {
 	var corpora []corpus
+	if *extractFlag != transforms.ExtractMain && *extractFlag != transforms.ExtractVisible {
+		return usage("--extract must be main or visible, not %q", *extractFlag)
+	}
 	for _, g := range inputs {
-		corpora = append(corpora, corpus{glob: g, html: isHTMLCorpus(g)})
+		corpora = append(corpora, corpus{glob: g, html: isHTMLCorpus(g), extract: *extractFlag})
 	}
 	for _, g := range htmlInputs {
-		corpora = append(corpora, corpus{glob: g, html: true})
+		corpora = append(corpora, corpus{glob: g, html: true, extract: *extractFlag})
 	}
 	containmentFile := *containment
 	if *all {
@@ -209,7 +241,12 @@ func run(ctx context.Context) error {
 				progress("skipping %s: %v", p, err)
 				continue
 			}
-			corpora = append(corpora, corpus{glob: p, html: isHTMLCorpus(p)})
+			if isHTMLCorpus(p) {
+				corpora = append(corpora, corpus{glob: p, html: true, extract: transforms.ExtractVisible},
+					corpus{glob: p, html: true, extract: transforms.ExtractMain})
+			} else {
+				corpora = append(corpora, corpus{glob: p})
+			}
 			if name == cloughStevenson && containmentFile == "" {
 				containmentFile = p
 			}
@@ -320,6 +357,7 @@ func baseConfig(c corpus) transforms.Config {
 		MaxShingleDocs: 1000,
 		Policy:         policy.Default,
 		Seed:           *seed,
+		Extract:        c.extract,
 	}
 }
 
@@ -333,7 +371,7 @@ type doc struct {
 
 // readCorpus reads every row of the files glob matches, numbered as the
 // pipeline numbers them.
-func readCorpus(ctx context.Context, glob string, cols crawl.Columns) ([]doc, error) {
+func readCorpus(ctx context.Context, glob string, cols crawl.Columns, extract string) ([]doc, error) {
 	files, err := beamfs.Match(ctx, glob)
 	if err != nil {
 		return nil, err
@@ -348,7 +386,7 @@ func readCorpus(ctx context.Context, glob string, cols crawl.Columns) ([]doc, er
 			err := crawl.ReadSplit(ctx, sp, cols, func(r crawl.Row) error {
 				text := r.Content
 				if cols.HTML != "" {
-					text = htmltext.Extract(text)
+					text = transforms.ExtractText(text, extract)
 				}
 				docs = append(docs, doc{ID: transforms.DocID(i, r.Index), Name: r.ID, Source: r.URL, Text: text})
 				return nil
@@ -389,7 +427,7 @@ func records(sets map[uint64][]uint64) []simjoin.Record {
 func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, error) {
 	start := time.Now()
 	cols := columns(c)
-	docs, err := readCorpus(ctx, c.glob, cols)
+	docs, err := readCorpus(ctx, c.glob, cols, c.extract)
 	if err != nil {
 		return false, err
 	}
@@ -422,7 +460,7 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, err
 			res, err := runPipeline(ctx, c.glob, cfg, m.name)
 			if err != nil {
 				progress("%s: %s at %g: %v", c.glob, m.name, t, err)
-				fmt.Printf("| %s | %s | %g | %d | failed | - | - | - | %.2f |\n", c.glob, m.name, t, len(exacts[i].pairs), exacts[i].seconds)
+				fmt.Printf("| %s | %s | %g | %d | failed | - | - | - | %.2f |\n", c.name(), m.name, t, len(exacts[i].pairs), exacts[i].seconds)
 				ok = false
 				continue
 			}
@@ -431,7 +469,7 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, err
 			}
 			s := compare(foundPairs(res.docs, res.pairs), exacts[i].pairs)
 			fmt.Printf("| %s | %s | %g | %d | %d | %s | %s | %.1f | %.2f |\n",
-				c.glob, m.name, t, s.Exact, s.Found, s.precision(), s.recall(), res.wallSeconds, exacts[i].seconds)
+				c.name(), m.name, t, s.Exact, s.Found, s.precision(), s.recall(), res.wallSeconds, exacts[i].seconds)
 		}
 	}
 	return ok, nil
@@ -479,7 +517,7 @@ func containmentReport(ctx context.Context, file, labelsFile string, explicit bo
 	c := corpus{glob: file}
 	cols := columns(c)
 	cols.URL = "source" // read the source column where the URL would go
-	docs, err := readCorpus(ctx, file, cols)
+	docs, err := readCorpus(ctx, file, cols, "")
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -64,13 +65,18 @@ var (
 	maxDocBytes    = flag.Int("max-doc-bytes", 4<<20, "documents (text or HTML) longer than this many bytes are rejected, with a reason in the docs table (0: no limit)")
 	onBadFile      = flag.String("on-bad-file", "fail", "an unreadable input file or row group: fail (stop, naming the file and why) or skip (go on; its rows that can be named are rejected docs rows, and the manifest lists it)")
 	overwrite      = flag.Bool("overwrite", false, "write into an --output folder that holds files other than a neardup output")
+	extractFlag    = flag.String("extract", "", "with --html-column, how HTML becomes text: main (the main content: navigation, page headers and footers, asides, forms and link lists dropped; the default) or visible (all the text a browser shows)")
+	templatesFlag  = flag.String("template-shingles", "off", "auto: a shingle in more than --template-share of one site's pages (host of the URL) is that site's template and is dropped from those pages' sketches; off: none")
+	templateShare  = flag.Float64("template-share", sitetemplate.DefaultShare, "--template-shingles=auto: the share of a site's pages a template shingle is in more than")
+	templatePages  = flag.Int("template-min-pages", sitetemplate.DefaultMinPages, "--template-shingles=auto: sites with fewer pages have no template")
 	progressFlag   = flag.String("progress", progress.Auto, "progress on stderr while the job runs in this process: auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line even when stderr is not a terminal), never")
 )
 
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
-	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "clusters", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite"}
+	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "clusters", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite",
+	"extract", "template-shingles", "template-share", "template-min-pages"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
 var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true,
@@ -310,6 +316,14 @@ func options() (pipelines.Options, error) {
 	if *maxDocBytes < 0 {
 		return opt, usage("--max-doc-bytes must be 0 (no limit) or more")
 	}
+	extract, err := extractMode(set)
+	if err != nil {
+		return opt, err
+	}
+	templates, err := templateSpec(set, spec)
+	if err != nil {
+		return opt, err
+	}
 	mode, err := progressMode()
 	if err != nil {
 		return opt, err
@@ -348,7 +362,54 @@ func options() (pipelines.Options, error) {
 			SkipBadFiles:    *onBadFile == "skip",
 			Partitions:      *partitions,
 			Seed:            *seed,
+			Extract:         extract,
+			Templates:       templates,
 		},
 	}
 	return opt, nil
+}
+
+// extractMode is --extract: main by default for HTML input, and an error
+// for text input, which has no markup to extract from.
+func extractMode(set map[string]bool) (string, error) {
+	if *htmlColumn == "" {
+		if set["extract"] {
+			return "", usage("--extract needs --html-column: text input is used as it is")
+		}
+		return "", nil
+	}
+	switch *extractFlag {
+	case "", transforms.ExtractMain:
+		return transforms.ExtractMain, nil
+	case transforms.ExtractVisible:
+		return transforms.ExtractVisible, nil
+	}
+	return "", usage("--extract must be main or visible, not %q", *extractFlag)
+}
+
+// templateSpec is --template-shingles with its share and minimum site size.
+func templateSpec(set map[string]bool, spec sketch.Spec) (sitetemplate.Spec, error) {
+	switch *templatesFlag {
+	case "off":
+		if set["template-share"] || set["template-min-pages"] {
+			return sitetemplate.Spec{}, usage("--template-share and --template-min-pages go with --template-shingles=auto")
+		}
+		return sitetemplate.Spec{}, nil
+	case "auto":
+	default:
+		return sitetemplate.Spec{}, usage("--template-shingles must be off or auto, not %q", *templatesFlag)
+	}
+	if *urlColumn == "" {
+		return sitetemplate.Spec{}, usage("--template-shingles=auto needs the pages' URLs: --url-column is empty")
+	}
+	if spec.Kind == sketch.MinHash {
+		// A min-hash position whose minimum is a template shingle would
+		// need the minimum of the rest, which only phase 1 could find.
+		return sitetemplate.Spec{}, usage("--template-shingles=auto needs a mod:M or min:N sketch, not %s", spec)
+	}
+	t := sitetemplate.Spec{Share: *templateShare, MinPages: *templatePages}
+	if err := t.Validate(); err != nil {
+		return t, usage("--template-shingles: %v", err)
+	}
+	return t, nil
 }

@@ -31,6 +31,7 @@ type Doc struct {
 	SourceRow          int64    `parquet:"source_row"`
 	Status             string   `parquet:"status"`
 	Reason             *string  `parquet:"reason,optional"`
+	Extraction         string   `parquet:"extraction,dict"`
 	TokenCount         int64    `parquet:"token_count"`
 	ShingleCount       int64    `parquet:"shingle_count"`
 	SketchSize         int32    `parquet:"sketch_size"`

@@ -1,0 +1,198 @@
+package pipelines
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/sitetemplate"
+	"github.com/neardup/neardup/transforms"
+)
+
+// TestSiteTemplates runs the sample crawl with --template-shingles=auto:
+// the distributed template step must drop exactly what the rule applied in
+// memory (sitetemplate.Find over phase 1's own sketches) drops; the pages
+// of the planted boilerplate sites, which share only their site's header
+// and footer, must no longer meet in phase 3; and every planted near copy
+// and excerpt found without templates must still be found.
+func TestSiteTemplates(t *testing.T) {
+	tr := readTruth(t, "../testdata/crawl/truth.json")
+	const glob = "../testdata/crawl/*.parquet"
+	base := run(t, glob, defaultConfig())
+	cfg := defaultConfig()
+	cfg.Templates = sitetemplate.Spec{Share: sitetemplate.DefaultShare, MinPages: sitetemplate.DefaultMinPages}
+	cfg.Partitions = 5
+	r := run(t, glob, cfg)
+	checkSample(t, tr, r, map[float64][2]float64{0.95: {1, 1}, 0.8: {0.9, 1}, 0.6: {0.5, 1}, 0.3: {0, 0.1}})
+
+	// The reference: every page's phase-1 sketch, and the rule in memory.
+	want := referenceTemplates(t, glob, cfg)
+	sketches, err := tables.ReadTable[tables.Sketch](context.Background(), r.dir, tables.SketchesTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sketches) == 0 {
+		t.Fatal("no sketches table rows")
+	}
+	for _, s := range sketches {
+		w, ok := want.sketches[s.DocID]
+		if !ok {
+			t.Fatalf("doc %d in the sketches table has no phase-1 sketch", s.DocID)
+		}
+		got := make([]uint64, len(s.Sketch))
+		for i, v := range s.Sketch {
+			got[i] = uint64(v)
+		}
+		if !slices.Equal(got, w) {
+			t.Fatalf("doc %d: sketch after templates %x, the rule in memory gives %x", s.DocID, got, w)
+		}
+	}
+	c := r.manifest.Counts
+	if c["template_shingles"] != want.shingles || c["template_sites"] != want.sites || c["template_pages"] != want.pages {
+		t.Errorf("manifest: %d template shingles of %d sites, %d pages lost some; the rule in memory: %d, %d, %d",
+			c["template_shingles"], c["template_sites"], c["template_pages"], want.shingles, want.sites, want.pages)
+	}
+	if want.shingles == 0 || want.pages == 0 {
+		t.Errorf("the sample crawl's boilerplate sites have no template shingles (%d) or pages (%d)", want.shingles, want.pages)
+	}
+	if got := r.manifest.Settings["template_shingles"]; got != cfg.Templates.String() {
+		t.Errorf("manifest setting template_shingles = %q, want %q", got, cfg.Templates.String())
+	}
+
+	// Pages of a boilerplate site meet in phase 3 through their template:
+	// before, many pairs share nothing else; after, none. (A few pairs of
+	// one site also share a rare shingle where the header meets a body
+	// starting with the same word, which is no template.)
+	site := map[int64]string{}
+	for _, g := range tr.Groups {
+		if g.Kind == "boilerplate" {
+			for _, m := range g.Members {
+				site[base.byID[m.ID].DocID] = g.Group
+			}
+		}
+	}
+	templateOnly := func(r *result) (sameSite, only int) {
+		for _, p := range r.pairs {
+			if s := site[p.DocA]; s == "" || s != site[p.DocB] {
+				continue
+			}
+			sameSite++
+			if !sharesBeyond(want.unfiltered[p.DocA], want.unfiltered[p.DocB], want.template) {
+				only++
+			}
+		}
+		return sameSite, only
+	}
+	sameBefore, before := templateOnly(base)
+	sameAfter, after := templateOnly(r)
+	t.Logf("pairs of pages of one boilerplate site: %d (%d sharing only template values) without templates, %d (%d) with; pairs table %d -> %d rows",
+		sameBefore, before, sameAfter, after, len(base.pairs), len(r.pairs))
+	if before == 0 {
+		t.Error("without templates no two pages of a boilerplate site share only template values: the test proves nothing")
+	}
+	if after != 0 {
+		t.Errorf("%d pairs of pages that share only their site's template still reach phase 3", after)
+	}
+
+	// Nothing planted is lost: the same near copies clustered, the same
+	// excerpts contained.
+	for _, g := range tr.Groups {
+		if g.Kind != "near" && g.Kind != "lexical" {
+			continue
+		}
+		for _, p := range g.Pairs {
+			a, b := base.byID[p.A], base.byID[p.B]
+			if sameCluster(a, b) && !sameCluster(r.byID[p.A], r.byID[p.B]) {
+				t.Errorf("%s: %s and %s are clustered without templates, not with", g.Group, p.A, p.B)
+			}
+		}
+	}
+	if x, y := excerptsContained(base), excerptsContained(r); x != y {
+		t.Errorf("contained pairs: %d without templates, %d with", x, y)
+	}
+}
+
+func excerptsContained(r *result) int { return len(r.contained) }
+
+// sharesBeyond reports whether sorted sketches a and b share a value not
+// in template.
+func sharesBeyond(a, b []uint64, template map[uint64]bool) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); ok && !template[v] {
+			return true
+		}
+	}
+	return false
+}
+
+// templateReference is what the template rule applied in memory gives.
+type templateReference struct {
+	sketches, unfiltered   map[int64][]uint64 // doc ID -> sketch after and before templates
+	template               map[uint64]bool    // every site's template values
+	shingles, sites, pages int64
+}
+
+// referenceTemplates sketches every row of glob with phase 1's own code,
+// applies sitetemplate.Find to the pages of status ok, and drops each
+// site's template from its pages' sketches.
+func referenceTemplates(t *testing.T, glob string, cfg transforms.Config) templateReference {
+	t.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob %s: %v", glob, err)
+	}
+	slices.Sort(files)
+	type page struct {
+		doc    int64
+		site   string
+		ok     bool
+		values []uint64
+	}
+	var pages []page
+	rs := transforms.NewRowSketcher(cfg)
+	for i, f := range files {
+		splits, err := crawl.Splits(context.Background(), i, f, cfg.Columns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range splits {
+			err := crawl.ReadSplit(context.Background(), sp, cfg.Columns, func(row crawl.Row) error {
+				doc, rec, _ := rs.Sketch(sp, row)
+				if rec != nil {
+					pages = append(pages, page{doc.DocID, sitetemplate.Site(row.URL), doc.Status == tables.StatusOK, slices.Clone(rec.Values)})
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var in []sitetemplate.Page
+	for _, p := range pages {
+		if p.ok {
+			in = append(in, sitetemplate.Page{Site: p.site, Values: p.values})
+		}
+	}
+	found := cfg.Templates.Find(in)
+	ref := templateReference{sketches: map[int64][]uint64{}, unfiltered: map[int64][]uint64{}, template: map[uint64]bool{}, sites: int64(len(found))}
+	for _, vs := range found {
+		ref.shingles += int64(len(vs))
+		for _, v := range vs {
+			ref.template[v] = true
+		}
+	}
+	for _, p := range pages {
+		tmpl := found[p.site]
+		ref.unfiltered[p.doc] = slices.Clone(p.values)
+		vs, n := sitetemplate.Drop(p.values, func(v uint64) bool { _, ok := slices.BinarySearch(tmpl, v); return ok })
+		if n > 0 {
+			ref.pages++
+		}
+		ref.sketches[p.doc] = vs
+	}
+	return ref
+}

@@ -1,0 +1,162 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/sitetemplate"
+	"github.com/neardup/neardup/supershingle"
+)
+
+var templatesTime = newPhaseTimer("site_templates")
+
+func init() {
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&countSiteValuesFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&dropTemplatesFn{})
+}
+
+// SiteTemplates drops each site's template shingles from its pages'
+// sketches (--template-shingles; see package sitetemplate for the rule). It
+// takes sites and sketches from Sketch: the packed.SiteCount batches (one
+// count per page and per page's sketch value, keyed by the partition of
+// the site, or of the site and value) and the packed.Sketch batches, those
+// of pages with a site keyed by the site's partition. It returns the
+// sketches, PCollection<KV<int, []byte>> of packed.Sketch batches keyed by
+// the partition of the fingerprint that decides identity, as Identical
+// takes them, less their sites' template values.
+//
+// Two shuffles do it, neither holding a site on one worker: the counts of
+// each (site, value) are summed where they meet, spread over all
+// partitions, and only values common enough to be some site's template go
+// on, with each site's page count, to the site's partition; there the
+// site's template is decided and its pages' sketches stream past it.
+func SiteTemplates(s beam.Scope, sites, sketches beam.PCollection, cfg Config) beam.PCollection {
+	s = s.Scope("SiteTemplates")
+	facts := beam.ParDo(s, &countSiteValuesFn{Cfg: cfg}, beam.GroupByKey(s, sites))
+	out, tallies := beam.ParDo2(s, &dropTemplatesFn{Cfg: cfg}, beam.CoGroupByKey(s, facts, sketches))
+	if cfg.TempDir != "" {
+		writeTallies(s, "templates", cfg, tallies)
+	}
+	return out
+}
+
+type countSiteValuesFn struct {
+	Cfg       Config
+	bundleOut // its batcher, kept for the bundle (see batcher)
+}
+
+// ProcessElement sums the counts of one partition: the pages of each site
+// whose partition this is, and the pages holding each (site, value) that
+// hashed here. It passes on the page totals and the values that may be
+// template, keyed by their site's partition.
+func (f *countSiteValuesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	defer templatesTime.done(ctx, templatesTime.begin())
+	all, err := decodeBatches(batches, packed.AppendSiteCounts)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(all, func(x, y packed.SiteCount) int {
+		if x.Pages != y.Pages {
+			if x.Pages {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(x.Site, y.Site), cmp.Compare(x.Value, y.Value))
+	})
+	out := f.bundle(ctx, "site_facts", f.Cfg.Partitions, emit)
+	for i := 0; i < len(all); {
+		c := all[i]
+		j := i + 1
+		for ; j < len(all) && all[j].Pages == c.Pages && all[j].Site == c.Site && (c.Pages || all[j].Value == c.Value); j++ {
+			c.Docs += all[j].Docs
+		}
+		if c.Pages || f.Cfg.Templates.MayBeTemplate(int(c.Docs)) {
+			out.add(packed.Partition(c.Site, f.Cfg.Partitions), c)
+		}
+		i = j
+	}
+	return nil
+}
+
+type dropTemplatesFn struct {
+	Cfg Config
+	out *batcher // kept for the bundle (see batcher)
+}
+
+func (f *dropTemplatesFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
+	f.out = nil // a retried bundle starts afresh
+}
+
+func (f *dropTemplatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.out, ctx, emit)
+}
+
+// ProcessElement decides the template of every site of one partition from
+// its page count and its candidate values, then drops those values from
+// the sketches of the site's pages as they stream past (in super-shingle
+// mode the super-shingles are made again from what is left) and sends each
+// sketch on to the identical shortcut.
+func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sketchesIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	defer templatesTime.done(ctx, templatesTime.begin())
+	facts, err := decodeBatches(factsIt, packed.AppendSiteCounts)
+	if err != nil {
+		return err
+	}
+	pages := map[uint64]int{}
+	for _, c := range facts {
+		if c.Pages {
+			pages[c.Site] = int(c.Docs)
+		}
+	}
+	template := map[[2]uint64]bool{}
+	sites := map[uint64]bool{}
+	for _, c := range facts {
+		if !c.Pages && f.Cfg.Templates.IsTemplate(int(c.Docs), pages[c.Site]) {
+			template[[2]uint64{c.Site, c.Value}] = true
+			sites[c.Site] = true
+		}
+	}
+	tally("template_sites", int64(len(sites)))
+	tally("template_shingles", int64(len(template)))
+	h := fingerprint.New(f.Cfg.Seed)
+	parts := f.Cfg.Partitions
+	out := bundleBatcher(&f.out, ctx, "sketches", parts, emit)
+	var touched, emptied, dropped int64
+	var batch []packed.Sketch
+	err = eachBatch(sketchesIt, func(b []byte) error {
+		var err error
+		if batch, err = packed.AppendSketches(batch[:0], b); err != nil {
+			return err
+		}
+		for _, sk := range batch {
+			if sites[sk.Site] && len(sk.Values) > 0 {
+				site := sk.Site
+				var n int
+				sk.Values, n = sitetemplate.Drop(sk.Values, func(v uint64) bool { return template[[2]uint64{site, v}] })
+				if n > 0 {
+					touched++
+					dropped += int64(n)
+					if len(sk.Values) == 0 {
+						emptied++
+					}
+					if f.Cfg.SuperShingle {
+						sk.Supers = supershingle.Broder(nil, h, sk.Values, f.Cfg.SuperSize)
+					}
+				}
+			}
+			out.add(packed.Partition(sk.Key, parts), sk)
+		}
+		return nil
+	})
+	tally("template_pages", touched)
+	tally("template_only_pages", emptied)
+	tally("template_values_dropped", dropped)
+	return err
+}
