@@ -2,6 +2,8 @@ package pipelines
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -195,4 +197,76 @@ func referenceTemplates(t *testing.T, glob string, cfg transforms.Config) templa
 		ref.sketches[p.doc] = vs
 	}
 	return ref
+}
+
+// TestTemplateOnlyPages runs one site of 40 pages whose template (400
+// words of navigation around the body) is most of every page: without
+// --template-shingles the pages with distinct bodies all link; with it they
+// stand alone, while pages that are only the template still merge as
+// identical copies, a near copy still links, and the manifest counts the
+// pages left with an empty sketch.
+func TestTemplateOnlyPages(t *testing.T) {
+	nav := func(prefix string, n int) string {
+		var b strings.Builder
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&b, "%s%d ", prefix, j)
+		}
+		return b.String()
+	}
+	header, footer := nav("menu", 250), nav("legal", 150)
+	edited := func(i int) string { // the body of page 37, one word changed on page 38
+		s := words(100, 150)
+		if i == 38 {
+			s = strings.Replace(s, "w", "changed w", 1)
+		}
+		return s
+	}
+	file := writePages(t, t.TempDir(), "site.parquet", 39, 16, func(i int) string {
+		switch {
+		case i < 30:
+			return header + words(i, 100) + footer
+		case i < 35:
+			return header + footer // only the template, byte for byte
+		case i < 37:
+			return header + words(i, 3) + footer // the template and three words of its own
+		default:
+			return header + edited(i) + footer
+		}
+	})
+	byRow := func(r *result, i int) *tables.Doc { return r.byID[fmt.Sprintf("site.parquet-%d", i)] }
+
+	base := run(t, file, defaultConfig())
+	if d0 := byRow(base, 0); d0.ClusterID == nil || !sameCluster(d0, byRow(base, 29)) {
+		t.Fatal("without templates the pages sharing only the template do not link: the test proves nothing")
+	}
+
+	cfg := defaultConfig()
+	cfg.Templates = sitetemplate.Spec{Share: sitetemplate.DefaultShare, MinPages: sitetemplate.DefaultMinPages}
+	r := run(t, file, cfg)
+	checkInvariants(t, r, 39)
+	for i := 0; i < 30; i++ {
+		if d := byRow(r, i); d.ClusterID != nil {
+			t.Errorf("page %d, distinct body in the site's template, is clustered into %d", i, *d.ClusterID)
+		}
+	}
+	rep := byRow(r, 30)
+	for i := 31; i < 35; i++ {
+		if d := byRow(r, i); d.IdenticalTo == nil || *d.IdenticalTo != rep.DocID || !sameCluster(d, rep) {
+			t.Errorf("page %d, the bare template, is not an identical copy of page 30", i)
+		}
+	}
+	for i := 35; i < 37; i++ {
+		if d := byRow(r, i); d.ClusterID != nil {
+			t.Errorf("page %d, the template and a few words, is clustered into %d", i, *d.ClusterID)
+		}
+	}
+	if a, b := byRow(r, 37), byRow(r, 38); !sameCluster(a, b) {
+		t.Error("pages 37 and 38, one body a word apart in the same template, are not clustered")
+	}
+	if n := r.manifest.Counts["template_only_pages"]; n < 5 {
+		t.Errorf("template_only_pages = %d, want at least the 5 bare-template pages", n)
+	}
+	if n := r.manifest.Counts["template_pages"]; n != 39 {
+		t.Errorf("template_pages = %d, want all 39 pages", n)
+	}
 }
