@@ -517,6 +517,15 @@ func isAlnum(c byte) bool {
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 
+// blockRuns returns the range of e.runs that block b holds.
+func (e *mainExtractor) blockRuns(b int) (first, end int) {
+	end = len(e.runs)
+	if b+1 < len(e.blocks) {
+		end = int(e.blocks[b+1].firstRun)
+	}
+	return int(e.blocks[b].firstRun), end
+}
+
 func (e *mainExtractor) separate(s separator) {
 	e.pending = max(e.pending, s)
 	if s != none {
@@ -527,17 +536,10 @@ func (e *mainExtractor) separate(s separator) {
 // text appends t as Extract's writer does, recording runs and blocks.
 func (e *mainExtractor) text(t []byte) {
 	for len(t) > 0 {
-		i := 0
-		for i < len(t) && isSpace(t[i]) {
-			i++
-		}
+		i, j := nextWord(t)
 		if i > 0 {
 			e.separate(space)
 			t = t[i:]
-		}
-		j := 0
-		for j < len(t) && !isSpace(t[j]) {
-			j++
 		}
 		if j == 0 {
 			continue
@@ -622,11 +624,8 @@ func (e *mainExtractor) assemble() string {
 	flags := make([]bool, 3*len(e.blocks))
 	bad, shortBad, keep := flags[:len(e.blocks)], flags[len(e.blocks):2*len(e.blocks)], flags[2*len(e.blocks):]
 	for b := range e.blocks {
-		end := len(e.runs)
-		if b+1 < len(e.blocks) {
-			end = int(e.blocks[b+1].firstRun)
-		}
-		for i := int(e.blocks[b].firstRun); i < end; i++ {
+		first, end := e.blockRuns(b)
+		for i := first; i < end; i++ {
 			r := &e.runs[i]
 			stats[b].all += r.text
 			if !dropRun(r) {
@@ -699,11 +698,8 @@ func (e *mainExtractor) assemble() string {
 	out.Grow(len(e.buf))
 	gapNL := false
 	for b := range e.blocks {
-		end := len(e.runs)
-		if b+1 < len(e.blocks) {
-			end = int(e.blocks[b+1].firstRun)
-		}
-		for i := int(e.blocks[b].firstRun); i < end; i++ {
+		first, end := e.blockRuns(b)
+		for i := first; i < end; i++ {
 			r := &e.runs[i]
 			if !keep[b] || dropRun(r) {
 				gapNL = gapNL || r.lead == '\n' || r.nl

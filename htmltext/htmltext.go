@@ -220,17 +220,10 @@ func (w *writer) separate(s separator) {
 // space.
 func (w *writer) text(t []byte) {
 	for len(t) > 0 {
-		i := 0
-		for i < len(t) && isSpace(t[i]) {
-			i++
-		}
+		i, j := nextWord(t)
 		if i > 0 {
 			w.separate(space)
 			t = t[i:]
-		}
-		j := 0
-		for j < len(t) && !isSpace(t[j]) {
-			j++
 		}
 		if j == 0 {
 			continue
@@ -246,6 +239,18 @@ func (w *writer) text(t []byte) {
 		w.b.Write(t[:j])
 		t = t[j:]
 	}
+}
+
+// nextWord returns the length of the run of HTML whitespace at the start of
+// t and of the word that follows it.
+func nextWord(t []byte) (spaces, word int) {
+	for spaces < len(t) && isSpace(t[spaces]) {
+		spaces++
+	}
+	for spaces+word < len(t) && !isSpace(t[spaces+word]) {
+		word++
+	}
+	return spaces, word
 }
 
 // isSpace is HTML's ASCII whitespace. Other Unicode spaces (such as the

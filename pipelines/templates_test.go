@@ -3,9 +3,9 @@ package pipelines
 import (
 	"context"
 	"fmt"
-	"strings"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/io/crawl"
