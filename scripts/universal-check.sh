@@ -51,3 +51,11 @@ input='testdata/crawl/*.parquet'
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal-distributed.log" || { tail -30 "$work/universal-distributed.log"; exit 1; }
 "$work/tablediff" "$work/universal-distributed" "$work/embedded"
+# The site-template step (its own shuffles and tallies) through the job
+# server too: the same tables as the embedded run with the same flag.
+"$work/runner" --input "$input" --output "$work/universal-templates" --template-shingles=auto \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal-templates.log" || { tail -30 "$work/universal-templates.log"; exit 1; }
+"$work/runner" --input "$input" --output "$work/embedded-templates" --template-shingles=auto --beam_strict \
+  2> "$work/embedded-templates.log" || { tail -30 "$work/embedded-templates.log"; exit 1; }
+"$work/tablediff" "$work/universal-templates" "$work/embedded-templates"
