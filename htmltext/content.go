@@ -1,6 +1,7 @@
 package htmltext
 
 import (
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -28,20 +29,7 @@ func (m Mode) String() string {
 	case Main:
 		return "main"
 	}
-	return "Mode(" + itoa(int(m)) + ")"
-}
-
-func itoa(n int) string {
-	var b [4]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }
 
 // ExtractMode returns the text of an HTML document in mode m: Visible is
