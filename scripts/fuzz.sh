@@ -31,6 +31,7 @@ FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-1s}
 targets=(
   "FuzzTokens ./canon"
   "FuzzExtract ./htmltext"
+  "FuzzExtractMain ./htmltext"
   "FuzzFingerprints ./shingle"
   "FuzzSketch ./sketch"
 )
