@@ -42,8 +42,8 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	if cfg.SuperShingle {
 		pairs = transforms.SuperShingles(s, postings, reps, cfg) // instead of phases 2 and 3
 	} else {
-		lists := transforms.ShingleMerge(s, postings, cfg) // phase 2
-		pairs = transforms.PairCount(s, lists, cfg)        // phase 3
+		lists, _ := transforms.ShingleMerge(s, postings, cfg) // phase 2
+		pairs = transforms.PairCount(s, lists, cfg)           // phase 3
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)

@@ -60,7 +60,11 @@ type Config struct {
 	Templates sitetemplate.Spec
 	// Extract is how HTML becomes text (--extract): ExtractVisible or
 	// ExtractMain (also the default, ""). Unused for text input.
-	Extract      string
+	Extract string
+	// FirstNewDoc, in an update, is the first doc ID of the new input:
+	// documents below it are the index's, and phase 3 leaves their pairs
+	// among themselves to the index's pairs table (0: a full run).
+	FirstNewDoc  uint64
 	Partitions   int    // hash partitions of every shuffle
 	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run

@@ -58,7 +58,15 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 		}
 		docs := lists[i:j] // sorted by doc, so a < b below
 		for x := range docs {
-			for y := x + 1; y < len(docs); y++ {
+			y := x + 1
+			if first := f.Cfg.FirstNewDoc; first > 0 && docs[x].Doc < first {
+				// An update: the index's pairs among its own
+				// documents are in its pairs table.
+				for y < len(docs) && docs[y].Doc < first {
+					y++
+				}
+			}
+			for ; y < len(docs); y++ {
 				a, b := docs[x], docs[y]
 				if !f.Cfg.sizesMayLink(a.Size, b.Size) {
 					skipped++

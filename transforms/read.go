@@ -32,11 +32,18 @@ func init() {
 // PCollection<crawl.Split>, one element per row group, redistributed so that
 // the row groups of one large file are read by every worker.
 func ReadSplits(s beam.Scope, files []string, cfg Config) beam.PCollection {
-	s = s.Scope("ReadSplits")
 	in := make([]InputFile, len(files))
 	for i, f := range files {
 		in[i] = InputFile{Index: i, Path: f}
 	}
+	return ReadSplitsOf(s, in, cfg)
+}
+
+// ReadSplitsOf is ReadSplits for files whose positions (the high bits of
+// their doc IDs) are given: an update numbers its new files after the
+// index's.
+func ReadSplitsOf(s beam.Scope, in []InputFile, cfg Config) beam.PCollection {
+	s = s.Scope("ReadSplits")
 	col := beam.CreateList(s, in)
 	splits := beam.ParDo(s, &splitFn{Cfg: cfg}, col)
 	return beam.Reshuffle(s, splits)

@@ -18,7 +18,7 @@ var (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func([]byte), error](&shingleMergeFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func([]byte), func([]byte), error](&shingleMergeFn{})
 	register.Emitter1[[]byte]()
 }
 
@@ -27,17 +27,20 @@ func init() {
 // shingle and doc. Shingles of a single document cannot link anything and
 // are left out; shingles found in more than Config.MaxShingleDocs documents
 // are dropped and counted, as Broder drops very common shingles. It returns
-// PCollection<[]byte>: batches of packed.Posting sorted by (shingle, doc),
-// each shingle's list whole within one batch.
-func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) beam.PCollection {
+// lists, PCollection<[]byte>: batches of packed.Posting sorted by (shingle,
+// doc), each shingle's list whole within one batch; and recapped, in an
+// update (Config.FirstNewDoc), the lists of the index's documents for the
+// shingles the new documents push over Config.MaxShingleDocs (the index
+// counted them; a full run would not), in the same form (empty otherwise).
+func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) (lists, recapped beam.PCollection) {
 	s = s.Scope("ShingleMerge")
 	grouped := beam.GroupByKey(s, postings)
-	return beam.ParDo(s, &shingleMergeFn{Cfg: cfg}, grouped)
+	return beam.ParDo2(s, &shingleMergeFn{Cfg: cfg}, grouped)
 }
 
 type shingleMergeFn struct{ Cfg Config }
 
-func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func([]byte)) error {
+func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
 	defer phase2Time.done(ctx, time.Now())
 	all, err := decodeBatches(batches, packed.AppendPostings)
 	if err != nil {
@@ -55,6 +58,22 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 		switch n := j - i; {
 		case n > f.Cfg.MaxShingleDocs:
 			dropped++
+			if first := f.Cfg.FirstNewDoc; first > 0 {
+				old := all[i:j]
+				for k, p := range old {
+					if p.Doc >= first {
+						old = old[:k]
+						break
+					}
+				}
+				if len(old) >= 2 && len(old) <= f.Cfg.MaxShingleDocs {
+					var b []byte
+					for _, p := range old {
+						b = p.Append(b)
+					}
+					emitRecapped(b)
+				}
+			}
 		case n >= 2:
 			shared++
 			if len(out) > 0 && len(out)+n*packed.PostingSize > maxBatchBytes {

@@ -89,7 +89,7 @@ func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
 		4: {30},
 		5: {40},
 	}, cfg))
-	lists := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
 	got := beam.ParDo(s, postingStrings, lists)
 	// 20 and 40 are in one doc each; 30 is in 4 > MaxShingleDocs docs.
 	passert.Equals(s, got, "10:1", "10:2", "10:3")
@@ -105,7 +105,8 @@ func TestPairCountSumsSharedShingles(t *testing.T) {
 		2: {1, 2, 3},
 		3: {1, 3, 9},
 	}, cfg))
-	pairs := PairCount(s, ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg), cfg)
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
+	pairs := PairCount(s, lists, cfg)
 	got := beam.ParDo(s, pairStrings, pairs)
 	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "2-3:2/0")
 	ptest.RunAndValidate(t, p)
@@ -147,7 +148,8 @@ func TestPairCountMinSketchMatchesDirectEstimate(t *testing.T) {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	in := beam.CreateList(s, postingsOf(sketches, cfg))
-	pairs := PairCount(s, ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg), cfg)
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
+	pairs := PairCount(s, lists, cfg)
 	passert.Equals(s, beam.ParDo(s, pairStrings, pairs), beam.CreateList(s, want))
 	ptest.RunAndValidate(t, p)
 }
@@ -168,7 +170,8 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	postings, copies, reps := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
 	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
-	pairs := PairCount(s, ShingleMerge(s, postings, cfg), cfg)
+	lists, _ := ShingleMerge(s, postings, cfg)
+	pairs := PairCount(s, lists, cfg)
 	noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
 	_, assignments, _ := Cluster(s, pairs, copies, noRanks, reps, cfg)
 	got := beam.ParDo(s, assignmentStrings, assignments)

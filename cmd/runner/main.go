@@ -9,6 +9,11 @@
 //
 //	go run ./cmd/runner recluster --from /tmp/neardup-out --policy containment:0.8 --output /tmp/contained
 //
+// With "update" first it deduplicates a new batch of input against a
+// finished output, the index, and writes what a full run over both would:
+//
+//	go run ./cmd/runner update --from /tmp/neardup-out --input 'new/*.parquet' --output /tmp/neardup-out-2
+//
 // It runs on the embedded Prism runner unless Beam's --runner flag says
 // otherwise; every Beam flag (--runner, --endpoint, --environment_type, ...)
 // passes through.
@@ -59,7 +64,7 @@ var (
 	clustersFlag   = flag.String("clusters", "components", "what a cluster is: components (Broder's transitive closure of the links) or centered (every member meets the policy against its cluster's kept document; the others are split off and clustered again)")
 	componentsFlag = flag.String("components", "auto", "how phase 4 finds the connected components: single (one worker's union-find), distributed (large-star/small-star rounds over all workers), or auto (single below 8 GiB of input)")
 	rounds         = flag.Int("component-rounds", 16, "distributed components: large-star/small-star rounds before the finishing union-find of what is left")
-	from           = flag.String("from", "", "recluster: the finished output folder to recluster")
+	from           = flag.String("from", "", "recluster: the finished output folder to recluster; update: the finished output to take as the index")
 	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: one per 8 MiB of input, at least 4)")
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
 	maxDocBytes    = flag.Int("max-doc-bytes", 4<<20, "documents (text or HTML) longer than this many bytes are rejected, with a reason in the docs table (0: no limit)")
@@ -85,7 +90,7 @@ var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": tru
 func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
-		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n\nneardup flags:\n")
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n\nneardup flags:\n")
 		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
@@ -96,7 +101,8 @@ func init() {
 
 func main() {
 	recluster := len(os.Args) > 1 && os.Args[1] == "recluster"
-	if recluster {
+	update := len(os.Args) > 1 && os.Args[1] == "update"
+	if recluster || update {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
 	}
 	// Beam's worker mode re-enters main with its own flags: parse, then
@@ -114,8 +120,12 @@ func main() {
 		}
 	} else {
 		var opt pipelines.Options
-		if opt, err = options(); err == nil {
-			m, err = pipelines.Run(ctx, opt)
+		if opt, err = options(update); err == nil {
+			if update {
+				m, err = pipelines.Update(ctx, pipelines.UpdateOptions{From: *from, Options: opt})
+			} else {
+				m, err = pipelines.Run(ctx, opt)
+			}
 		}
 	}
 	if errors.Is(err, errUsage) {
@@ -132,10 +142,14 @@ func main() {
 	c := m.Counts
 	fmt.Printf("neardup: %d documents (%d ok, %d too short, %d empty) in %d files, %.1f MB\n",
 		c["docs"], c["docs_ok"], c["docs_too_short"], c["docs_empty"], len(m.Inputs), float64(m.InputBytes)/1e6)
-	if recluster {
+	switch {
+	case recluster:
 		fmt.Printf("neardup: reclustered %s under %s: %d identical copies, %d linked pairs\n",
 			m.ReclusterFrom, m.Settings["policy"], c["identical_skipped"], c["links"])
-	} else {
+	case update:
+		fmt.Printf("neardup: updated %s: %d pairs counted with new documents, %d linked in all\n",
+			m.UpdatedFrom, c["pairs"], c["links"])
+	default:
 		fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
 			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
 	}
@@ -240,11 +254,14 @@ func progressMode() (progress.Mode, error) {
 	return m, nil
 }
 
-func options() (pipelines.Options, error) {
+func options(update bool) (pipelines.Options, error) {
 	var opt pipelines.Options
 	set, flags := given()
-	if set["from"] {
-		return opt, usage("--from is for recluster: runner recluster --from DIR ...")
+	if set["from"] && !update {
+		return opt, usage("--from is for recluster and update: runner recluster --from DIR ... or runner update --from DIR ...")
+	}
+	if update && *from == "" {
+		return opt, usage("update needs --from, the finished output to update")
 	}
 	if *input == "" || *outputDir == "" {
 		return opt, usage("--input and --output are required")

@@ -258,16 +258,18 @@ type Manifest struct {
 	// Settings are the effective settings of the run, whatever flags set them.
 	Settings map[string]string `json:"settings"`
 	// A recluster run names the output it read and that run's flags.
-	ReclusterFrom string              `json:"recluster_from,omitempty"`
-	SourceFlags   map[string]string   `json:"source_flags,omitempty"`
-	Inputs        []Input             `json:"inputs"`
-	InputBytes    int64               `json:"input_bytes"`
-	Partitions    int                 `json:"partitions"`
-	Counts        map[string]int64    `json:"counts"`
-	BusyMS        map[string]int64    `json:"phase_busy_ms"`
-	WallMS        map[string]int64    `json:"phase_wall_ms"`
-	Tables        map[string][]string `json:"tables"`
-	BadFiles      []BadFile           `json:"bad_files,omitempty"`
+	ReclusterFrom string            `json:"recluster_from,omitempty"`
+	SourceFlags   map[string]string `json:"source_flags,omitempty"`
+	// An update names the output it took as its index.
+	UpdatedFrom string              `json:"updated_from,omitempty"`
+	Inputs      []Input             `json:"inputs"`
+	InputBytes  int64               `json:"input_bytes"`
+	Partitions  int                 `json:"partitions"`
+	Counts      map[string]int64    `json:"counts"`
+	BusyMS      map[string]int64    `json:"phase_busy_ms"`
+	WallMS      map[string]int64    `json:"phase_wall_ms"`
+	Tables      map[string][]string `json:"tables"`
+	BadFiles    []BadFile           `json:"bad_files,omitempty"`
 }
 
 // NewManifest starts the manifest of a run with the given flags.

@@ -1,0 +1,171 @@
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/transforms"
+)
+
+// UpdateOptions is one update: a finished output taken as the index, and a
+// new batch of input deduplicated against it.
+type UpdateOptions struct {
+	From string // the index: a finished neardup output folder
+	Options
+}
+
+// indexSettings are the settings an update must share with its index: they
+// define the sketches, the shingles and which of them are too common.
+var indexSettings = []string{"sketch", "shingle_words", "max_shingle_docs", "equivalence", "seed",
+	"fingerprint_version", "extract", "template_shingles"}
+
+// BuildUpdate adds the update pipeline to scope s: phase 1 on the new
+// files only; the identical shortcut over the index's representatives and
+// the new documents; phases 2 and 3 counting only new-new and new-old
+// pairs, the index's own pairs coming from its pairs table (less the
+// shingles the new documents make too common); phase 4 over all of them;
+// and the tables of the whole, old documents and new.
+func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
+	splits := transforms.ReadSplitsOf(s, files, cfg)
+	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
+	oldMeta, oldCopies, oldRanks := transforms.ReadDocs(s, index.docs, cfg)
+	oldReps := transforms.IndexIdentity(s, index.docs, index.sketches, cfg)
+	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldReps, sketches), cfg)
+	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
+	pairs := transforms.PairCount(s, lists, cfg)                 // phase 3, new-new and new-old
+	whole := cfg
+	whole.FirstNewDoc = 0
+	uncounts := transforms.PairCount(s, recapped, whole)
+	pairs = transforms.IndexPairs(s, pairs, uncounts, index.pairs, cfg)
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
+		beam.Flatten(s, ranks, oldRanks), reps, cfg) // phase 4
+	transforms.WritePairs(s, pairRows, cfg)
+	transforms.Assemble(s, beam.Flatten(s, meta, oldMeta), assignments, stats, cfg)
+}
+
+// indexShards are the index's table shards an update reads.
+type indexShards struct{ docs, pairs, sketches []string }
+
+// Update deduplicates opt.Input against the index opt.From and writes, in
+// opt.Output, the tables a full run over the index's input and the new
+// input together would write. The new files are numbered after the
+// index's, so every old document keeps its doc ID and no new one takes
+// one of the index's.
+func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
+	if err := waitsForJob(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	src, err := output.ReadManifest(ctx, opt.From)
+	if err != nil {
+		return nil, err
+	}
+	cfg := opt.Config
+	if err := updatable(opt.From, src, cfg); err != nil {
+		return nil, err
+	}
+	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
+		return nil, fmt.Errorf("update writes a new output folder; --output must differ from --from")
+	}
+	files, err := beamfs.Match(ctx, opt.Input)
+	if err != nil {
+		return nil, err
+	}
+	m := output.NewManifest(opt.Flags)
+	m.UpdatedFrom = opt.From
+	m.Inputs = slices.Clone(src.Inputs)
+	m.InputBytes = src.InputBytes
+	var inputs []transforms.InputFile
+	for _, f := range files {
+		if slices.ContainsFunc(src.Inputs, func(in output.Input) bool { return samePath(in.Path, f) }) {
+			return nil, fmt.Errorf("%s is already in the index %s: an update takes new files only", f, opt.From)
+		}
+		size, err := beamfs.Size(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		inputs = append(inputs, transforms.InputFile{Index: len(m.Inputs), Path: f})
+		m.Inputs = append(m.Inputs, output.Input{Path: f, Bytes: size})
+		m.InputBytes += size
+	}
+	if cfg.Partitions <= 0 {
+		cfg.Partitions = AutoPartitions(m.InputBytes)
+	}
+	m.Partitions = cfg.Partitions
+	resolveComponents(&cfg, m.InputBytes)
+	m.Settings = Settings(cfg)
+	cfg.FirstNewDoc = transforms.DocID(len(src.Inputs), 0)
+
+	var index indexShards
+	for _, t := range []struct {
+		name   string
+		shards *[]string
+	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}} {
+		if *t.shards, err = beamfs.List(ctx, beamfs.Join(opt.From, t.name, "*.parquet")); err != nil {
+			return nil, err
+		}
+		if len(*t.shards) == 0 {
+			return nil, fmt.Errorf("%s has no %s table", opt.From, t.name)
+		}
+	}
+	var newPaths []string
+	for _, in := range inputs {
+		newPaths = append(newPaths, in.Path)
+	}
+	out, err := output.Prepare(ctx, opt.Output, slices.Concat(newPaths, index.docs, index.pairs, index.sketches), opt.Overwrite)
+	if err != nil {
+		return nil, err
+	}
+	cfg.TempDir = out.TempDir
+	return execute(ctx, out, m, start, watch{opt.Progress, countRows(newPaths, cfg.Columns)},
+		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })
+}
+
+// samePath reports whether two matched input paths name one file: local
+// paths compared as absolute, clean paths, others (gs://, s3://) as given.
+func samePath(a, b string) bool {
+	if strings.Contains(a, "://") || strings.Contains(b, "://") {
+		return a == b
+	}
+	x, errA := filepath.Abs(a)
+	y, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && x == y
+}
+
+// updatable says why the index src (in dir) cannot take an update under
+// cfg, if it cannot.
+func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
+	want := Settings(cfg)
+	for _, k := range indexSettings {
+		if src.Settings[k] != want[k] {
+			return fmt.Errorf("%s was written with %s %q and this update has %q: an index and its update must share the sketch, shingle and seed settings (rerun the full pipeline to change them)",
+				dir, k, src.Settings[k], want[k])
+		}
+	}
+	switch {
+	case src.Settings["mode"] != "pairs" || cfg.SuperShingle:
+		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
+	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
+		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
+	case cfg.Sketch.Kind != sketch.Mod:
+		return fmt.Errorf("update supports mod:M sketches only so far, not %s", cfg.Sketch)
+	case cfg.Templates.On():
+		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
+	case cfg.Keep.NeedsColumn() != "":
+		return fmt.Errorf("update does not support --keep=%s yet: it would read that column of every input", cfg.Keep)
+	}
+	if err := cfg.Policy.Reclusterable(); err != nil {
+		return fmt.Errorf("the index keeps the pairs of its own documents as recluster does: %w", err)
+	}
+	return nil
+}
