@@ -59,3 +59,11 @@ input='testdata/crawl/*.parquet'
 "$work/runner" --input "$input" --output "$work/embedded-templates" --template-shingles=auto --beam_strict \
   2> "$work/embedded-templates.log" || { tail -30 "$work/embedded-templates.log"; exit 1; }
 "$work/tablediff" "$work/universal-templates" "$work/embedded-templates"
+# An update (the index's tables read back, the new half sketched) through
+# the job server: the same tables as the embedded full run over both halves.
+"$work/runner" --input 'testdata/crawl/part-0000[01].parquet' --output "$work/index" --beam_strict \
+  2> "$work/index.log" || { tail -30 "$work/index.log"; exit 1; }
+"$work/runner" update --from "$work/index" --input 'testdata/crawl/part-0000[23].parquet' --output "$work/universal-update" \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal-update.log" || { tail -30 "$work/universal-update.log"; exit 1; }
+"$work/tablediff" "$work/universal-update" "$work/embedded"
