@@ -47,6 +47,7 @@ func defaultConfig() transforms.Config {
 		Policy:         policy.Default,
 		Seed:           fingerprint.DefaultSeed,
 		Equivalence:    transforms.IdenticalContent,
+		Sweep:          "2026-11-01",
 	}
 }
 

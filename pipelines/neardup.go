@@ -237,6 +237,8 @@ func Settings(cfg transforms.Config) map[string]string {
 		"component_rounds":    strconv.Itoa(cfg.ComponentRounds),
 		"template_shingles":   cfg.Templates.String(),
 		"extract":             cfg.Extraction(),
+		"sweep_date":          cfg.Sweep,
+		"latest_sweep":        cfg.Sweep,
 	}
 }
 

@@ -104,6 +104,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, m.InputBytes)
 	m.Settings = Settings(cfg)
+	m.Settings["latest_sweep"] = max(cfg.Sweep, src.Settings["latest_sweep"])
 	cfg.FirstNewDoc = transforms.DocID(len(src.Inputs), 0)
 
 	var index indexShards
@@ -163,6 +164,9 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
 	case cfg.Keep.NeedsColumn() != "":
 		return fmt.Errorf("update does not support --keep=%s yet: it would read that column of every input", cfg.Keep)
+	}
+	if latest := src.Settings["latest_sweep"]; cfg.Sweep < latest {
+		return fmt.Errorf("the sweep date %s is earlier than %s's latest sweep, %s: an update adds to the latest sweep or starts a later one", cfg.Sweep, dir, latest)
 	}
 	if err := cfg.Policy.Reclusterable(); err != nil {
 		return fmt.Errorf("the index keeps the pairs of its own documents as recluster does: %w", err)

@@ -136,3 +136,35 @@ func TestUpdateRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateSweeps: an update with a later sweep date starts a new sweep,
+// whose documents carry it while the index's keep theirs; one with the
+// latest sweep's date adds to it; an earlier date is refused.
+func TestUpdateSweeps(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Sweep = "2026-10-01"
+	index := run(t, "../testdata/crawl/part-00000.parquet", cfg)
+	cfg.Sweep = "2026-11-01"
+	up := runUpdate(t, index.dir, "../testdata/crawl/part-00001.parquet", cfg)
+	for _, d := range up.docs {
+		want := "2026-10-01"
+		if strings.HasSuffix(d.SourceFile, "part-00001.parquet") {
+			want = "2026-11-01"
+		}
+		if d.Sweep != want {
+			t.Fatalf("doc %d of %s: sweep %q, want %q", d.DocID, d.SourceFile, d.Sweep, want)
+		}
+	}
+	if got := up.manifest.Settings["latest_sweep"]; got != "2026-11-01" {
+		t.Errorf("latest_sweep = %q after the update, want 2026-11-01", got)
+	}
+	same := runUpdate(t, up.dir, "../testdata/crawl/part-00002.parquet", cfg)
+	if got := same.manifest.Settings["latest_sweep"]; got != "2026-11-01" {
+		t.Errorf("latest_sweep = %q after adding to the sweep, want 2026-11-01", got)
+	}
+	cfg.Sweep = "2026-10-15"
+	_, err := Update(context.Background(), UpdateOptions{From: same.dir, Options: Options{Input: "../testdata/crawl/part-00003.parquet", Output: t.TempDir(), Config: cfg}})
+	if err == nil || !strings.Contains(err.Error(), "earlier than") {
+		t.Errorf("an update dated before the latest sweep: %v, want a refusal", err)
+	}
+}

@@ -69,6 +69,7 @@ type Config struct {
 	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
 	Seed         uint64 // fingerprint seed
+	Sweep        string // the sweep the run's documents come from (--sweep-date, YYYY-MM-DD)
 	TempDir      string // where table shards are written before the launcher publishes them
 }
 

@@ -184,7 +184,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			return err
 		}
 		for r := next; r < sp.FirstRow+sp.NumRows; r++ {
-			keepRow(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r, Extraction: f.Cfg.Extraction(),
+			keepRow(tables.Doc{DocID: int64(DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r, Extraction: f.Cfg.Extraction(), Sweep: f.Cfg.Sweep,
 				Status: tables.StatusRejected, Reason: optional("row group unreadable: " + err.Error())})
 			nRejected++
 		}
@@ -243,6 +243,7 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 		SourceFile: sp.Path,
 		SourceRow:  row.Index,
 		Extraction: cfg.Extraction(),
+		Sweep:      cfg.Sweep,
 	}
 	doc.ContentFingerprint = int64(rs.h.String(row.Content))
 	if cfg.MaxDocBytes > 0 && len(row.Content) > cfg.MaxDocBytes {

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -74,6 +75,7 @@ var (
 	templatesFlag  = flag.String("template-shingles", "off", "auto: a shingle in more than --template-share of one site's pages (host of the URL) is that site's template and is dropped from those pages' sketches; off: none")
 	templateShare  = flag.Float64("template-share", sitetemplate.DefaultShare, "--template-shingles=auto: the share of a site's pages a template shingle is in more than")
 	templatePages  = flag.Int("template-min-pages", sitetemplate.DefaultMinPages, "--template-shingles=auto: sites with fewer pages have no template")
+	sweepDate      = flag.String("sweep-date", time.Now().UTC().Format(time.DateOnly), "the sweep (crawl) the input's documents come from, YYYY-MM-DD (default: today, UTC); an update with the index's latest sweep date adds to that sweep, a later one starts a new sweep")
 	progressFlag   = flag.String("progress", progress.Auto, "progress on stderr while the job runs in this process: auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line even when stderr is not a terminal), never")
 )
 
@@ -81,7 +83,7 @@ var (
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
 	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
 	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "clusters", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite",
-	"extract", "template-shingles", "template-share", "template-min-pages"}
+	"extract", "template-shingles", "template-share", "template-min-pages", "sweep-date"}
 
 // reclusterFlags are the flags recluster takes besides Beam's.
 var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": true, "threshold": true, "overwrite": true,
@@ -333,6 +335,9 @@ func options(update bool) (pipelines.Options, error) {
 	if *maxDocBytes < 0 {
 		return opt, usage("--max-doc-bytes must be 0 (no limit) or more")
 	}
+	if t, err := time.Parse(time.DateOnly, *sweepDate); err != nil || t.Format(time.DateOnly) != *sweepDate {
+		return opt, usage("--sweep-date must be a date, YYYY-MM-DD, not %q", *sweepDate)
+	}
 	extract, err := extractMode(set)
 	if err != nil {
 		return opt, err
@@ -381,6 +386,7 @@ func options(update bool) (pipelines.Options, error) {
 			Seed:            *seed,
 			Extract:         extract,
 			Templates:       templates,
+			Sweep:           *sweepDate,
 		},
 	}
 	return opt, nil

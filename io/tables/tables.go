@@ -27,6 +27,7 @@ type Doc struct {
 	ID                 *string  `parquet:"id,optional"`
 	URL                *string  `parquet:"url,optional"`
 	Date               *string  `parquet:"date,optional"`
+	Sweep              string   `parquet:"sweep,dict"`
 	SourceFile         string   `parquet:"source_file"`
 	SourceRow          int64    `parquet:"source_row"`
 	Status             string   `parquet:"status"`
