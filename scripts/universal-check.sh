@@ -39,31 +39,33 @@ for _ in $(seq 1 100); do
 done
 
 input='testdata/crawl/*.parquet'
-"$work/runner" --input "$input" --output "$work/universal" \
+# One sweep date for every run, so that runs on either side of midnight
+# (UTC) still compare equal.
+"$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/universal" \
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal.log" || { tail -30 "$work/universal.log"; exit 1; }
-"$work/runner" --input "$input" --output "$work/embedded" --beam_strict \
+"$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/embedded" --beam_strict \
   2> "$work/embedded.log" || { tail -30 "$work/embedded.log"; exit 1; }
 "$work/tablediff" "$work/universal" "$work/embedded"
 # The distributed components (many more stages, CoGroupByKeys, tallies)
 # through the job server too: the same tables.
-"$work/runner" --input "$input" --output "$work/universal-distributed" --components=distributed \
+"$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/universal-distributed" --components=distributed \
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal-distributed.log" || { tail -30 "$work/universal-distributed.log"; exit 1; }
 "$work/tablediff" "$work/universal-distributed" "$work/embedded"
 # The site-template step (its own shuffles and tallies) through the job
 # server too: the same tables as the embedded run with the same flag.
-"$work/runner" --input "$input" --output "$work/universal-templates" --template-shingles=auto \
+"$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/universal-templates" --template-shingles=auto \
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal-templates.log" || { tail -30 "$work/universal-templates.log"; exit 1; }
-"$work/runner" --input "$input" --output "$work/embedded-templates" --template-shingles=auto --beam_strict \
+"$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/embedded-templates" --template-shingles=auto --beam_strict \
   2> "$work/embedded-templates.log" || { tail -30 "$work/embedded-templates.log"; exit 1; }
 "$work/tablediff" "$work/universal-templates" "$work/embedded-templates"
 # An update (the index's tables read back, the new half sketched) through
 # the job server: the same tables as the embedded full run over both halves.
-"$work/runner" --input 'testdata/crawl/part-0000[01].parquet' --output "$work/index" --beam_strict \
+"$work/runner" --sweep-date=2026-01-01 --input 'testdata/crawl/part-0000[01].parquet' --output "$work/index" --beam_strict \
   2> "$work/index.log" || { tail -30 "$work/index.log"; exit 1; }
-"$work/runner" update --from "$work/index" --input 'testdata/crawl/part-0000[23].parquet' --output "$work/universal-update" \
+"$work/runner" update --sweep-date=2026-01-01 --from "$work/index" --input 'testdata/crawl/part-0000[23].parquet' --output "$work/universal-update" \
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal-update.log" || { tail -30 "$work/universal-update.log"; exit 1; }
 "$work/tablediff" "$work/universal-update" "$work/embedded"
