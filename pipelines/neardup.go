@@ -48,6 +48,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
+	transforms.Sweeps(s, meta, assignments, reps, cfg) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, cfg)
 }
 
@@ -94,6 +95,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, total)
+	cfg.LatestSweep = cfg.Sweep
 	m.Settings = Settings(cfg)
 
 	out, err := output.Prepare(ctx, opt.Output, files, opt.Overwrite)
@@ -238,7 +240,8 @@ func Settings(cfg transforms.Config) map[string]string {
 		"template_shingles":   cfg.Templates.String(),
 		"extract":             cfg.Extraction(),
 		"sweep_date":          cfg.Sweep,
-		"latest_sweep":        cfg.Sweep,
+		"first_sweep":         cfg.Sweep,
+		"latest_sweep":        cfg.LatestSweep,
 	}
 }
 

@@ -58,6 +58,7 @@ func BuildRecluster(s beam.Scope, pairShards, docShards, sketchShards []string, 
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
+	transforms.Sweeps(s, meta, assignments, reps, cfg) // urls, lost and found
 }
 
 // Recluster redoes only phase 4 of the run in opt.From under opt.Policy and
@@ -124,6 +125,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	m.Settings["policy"] = opt.Policy.String()
 	cfg.Components, cfg.ComponentRounds, cfg.Keep, cfg.Centered = opt.Components, opt.ComponentRounds, opt.Keep, opt.Centered
+	cfg.Seed, _ = strconv.ParseUint(src.Settings["seed"], 10, 64)
+	cfg.LatestSweep = src.Settings["latest_sweep"]
+	cfg.MultiSweep = src.Settings["first_sweep"] != cfg.LatestSweep
 	m.Settings["keep"] = cfg.Keep.String()
 	m.Settings["clusters"] = clusterMode(cfg)
 	if cfg.Sketch, err = sketch.Parse(src.Settings["sketch"]); err != nil {

@@ -50,7 +50,9 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
-	transforms.Assemble(s, beam.Flatten(s, meta, oldMeta), assignments, stats, cfg)
+	all := beam.Flatten(s, meta, oldMeta)
+	transforms.Assemble(s, all, assignments, stats, cfg)
+	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
 }
 
 // indexShards are the index's table shards an update reads.
@@ -103,8 +105,11 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, m.InputBytes)
+	cfg.LatestSweep = max(cfg.Sweep, src.Settings["latest_sweep"])
+	first := min(cfg.Sweep, src.Settings["first_sweep"])
+	cfg.MultiSweep = first != cfg.LatestSweep
 	m.Settings = Settings(cfg)
-	m.Settings["latest_sweep"] = max(cfg.Sweep, src.Settings["latest_sweep"])
+	m.Settings["first_sweep"] = first
 	cfg.FirstNewDoc = transforms.DocID(len(src.Inputs), 0)
 
 	var index indexShards

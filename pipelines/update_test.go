@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,4 +168,125 @@ func TestUpdateSweeps(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "earlier than") {
 		t.Errorf("an update dated before the latest sweep: %v, want a refusal", err)
 	}
+}
+
+// writeSweep writes pages (URL -> text) to a Parquet file.
+func writeSweep(t *testing.T, path string, urls []string, texts []string) {
+	t.Helper()
+	rows := make([]datedPage, len(urls))
+	for i := range urls {
+		rows[i] = datedPage{ID: urls[i], URL: urls[i], Text: texts[i]}
+	}
+	if err := parquet.WriteFile(path, rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLostAndFound crawls a site twice: of 30 pages, 10 come back as they
+// were, 10 come back with other text, 5 moved to new URLs with a word
+// changed, 5 are gone. The update's urls table has every URL's first and
+// last sweep; its lost table lists the 10 URLs absent from the second
+// sweep, the moved ones with the page that holds their text now, the gone
+// ones with none; and Lost answers for one URL.
+func TestLostAndFound(t *testing.T) {
+	dir := t.TempDir()
+	var urls1, texts1, urls2, texts2 []string
+	for i := 0; i < 30; i++ {
+		u := fmt.Sprintf("https://example.test/page/%d", i)
+		urls1, texts1 = append(urls1, u), append(texts1, words(i, 120))
+		switch {
+		case i < 10:
+			urls2, texts2 = append(urls2, u), append(texts2, words(i, 120))
+		case i < 15:
+			moved := fmt.Sprintf("https://example.test/moved/%d", i)
+			urls2, texts2 = append(urls2, moved), append(texts2, strings.Replace(words(i, 120), "w", "changed w", 1))
+		case i < 20:
+			// gone
+		default:
+			urls2, texts2 = append(urls2, u), append(texts2, words(i+1000, 120))
+		}
+	}
+	writeSweep(t, filepath.Join(dir, "sweep-1.parquet"), urls1, texts1)
+	writeSweep(t, filepath.Join(dir, "sweep-2.parquet"), urls2, texts2)
+	cfg := defaultConfig()
+	cfg.Sweep = "2026-10-01"
+	index := run(t, filepath.Join(dir, "sweep-1.parquet"), cfg)
+	if n := len(index.lostRows(t)); n != 0 {
+		t.Errorf("one sweep has %d lost rows", n)
+	}
+	cfg.Sweep = "2026-11-01"
+	up := runUpdate(t, index.dir, filepath.Join(dir, "sweep-2.parquet"), cfg)
+
+	urls, err := tables.ReadTable[tables.URL](context.Background(), up.dir, tables.URLsTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]tables.URL{}
+	for _, u := range urls {
+		seen[u.URL] = u
+	}
+	if len(urls) != 35 {
+		t.Errorf("urls table has %d rows, want 30 + 5 moved", len(urls))
+	}
+	for i, want := range map[int][2]string{0: {"2026-10-01", "2026-11-01"}, 12: {"2026-10-01", "2026-10-01"}, 17: {"2026-10-01", "2026-10-01"}, 25: {"2026-10-01", "2026-11-01"}} {
+		u := seen[fmt.Sprintf("https://example.test/page/%d", i)]
+		if u.FirstSweep != want[0] || u.LastSweep != want[1] {
+			t.Errorf("page %d: sweeps %s..%s, want %s..%s", i, u.FirstSweep, u.LastSweep, want[0], want[1])
+		}
+	}
+	if u := seen["https://example.test/moved/12"]; u.FirstSweep != "2026-11-01" || u.Docs != 1 {
+		t.Errorf("moved/12: %+v, want first seen in the second sweep", u)
+	}
+
+	lost := up.lostRows(t)
+	byURL := map[string][]tables.Lost{}
+	for _, l := range lost {
+		byURL[l.URL] = append(byURL[l.URL], l)
+	}
+	if len(byURL) != 10 {
+		t.Errorf("%d lost URLs, want 10: %v", len(byURL), byURL)
+	}
+	for i := 10; i < 20; i++ {
+		rows := byURL[fmt.Sprintf("https://example.test/page/%d", i)]
+		if len(rows) != 1 {
+			t.Errorf("page %d: %d lost rows, want 1", i, len(rows))
+			continue
+		}
+		r := rows[0]
+		if i < 15 {
+			want := fmt.Sprintf("https://example.test/moved/%d", i)
+			if r.FoundURL == nil || *r.FoundURL != want || r.Resemblance == nil || *r.Resemblance < 0.5 {
+				t.Errorf("page %d: found %v at %v, want %s at resemblance 0.5 or more", i, deref(r.FoundURL), r.Resemblance, want)
+			}
+		} else if r.ClusterID != nil || r.FoundDocID != nil {
+			t.Errorf("page %d, gone: cluster %v, found %v; want none", i, r.ClusterID, r.FoundDocID)
+		}
+	}
+
+	got, u, err := Lost(context.Background(), up.dir, "https://example.test/page/11")
+	if err != nil || u == nil || len(got) != 1 || deref(got[0].FoundURL) != "https://example.test/moved/11" {
+		t.Errorf("Lost(page/11) = %v, %v, %v", got, u, err)
+	}
+	if got, u, err := Lost(context.Background(), up.dir, "https://example.test/page/3"); err != nil || len(got) != 0 || u == nil || u.LastSweep != "2026-11-01" {
+		t.Errorf("Lost(page/3), seen in the latest sweep = %v, %v, %v", got, u, err)
+	}
+	if _, u, err := Lost(context.Background(), up.dir, "https://example.test/never"); err != nil || u != nil {
+		t.Errorf("Lost of a URL never seen = %v, %v", u, err)
+	}
+}
+
+func (r *result) lostRows(t *testing.T) []tables.Lost {
+	t.Helper()
+	rows, err := tables.ReadTable[tables.Lost](context.Background(), r.dir, tables.LostTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -70,7 +70,12 @@ type Config struct {
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
 	Seed         uint64 // fingerprint seed
 	Sweep        string // the sweep the run's documents come from (--sweep-date, YYYY-MM-DD)
-	TempDir      string // where table shards are written before the launcher publishes them
+	// LatestSweep is the latest sweep of all the output's documents (an
+	// update's index may hold earlier ones), and MultiSweep whether they
+	// come from more than one, when Sweeps lists the lost URLs.
+	LatestSweep string
+	MultiSweep  bool
+	TempDir     string // where table shards are written before the launcher publishes them
 }
 
 // sizesMayLink reports whether a pair of documents with these sketch sizes

@@ -14,6 +14,11 @@
 //
 //	go run ./cmd/runner update --from /tmp/neardup-out --input 'new/*.parquet' --output /tmp/neardup-out-2
 //
+// With "lost" first it says where the content of a URL absent from the
+// latest sweep lives now:
+//
+//	go run ./cmd/runner lost --from /tmp/neardup-out-2 --url https://example.com/gone
+//
 // It runs on the embedded Prism runner unless Beam's --runner flag says
 // otherwise; every Beam flag (--runner, --endpoint, --environment_type, ...)
 // passes through.
@@ -24,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -76,6 +82,7 @@ var (
 	templateShare  = flag.Float64("template-share", sitetemplate.DefaultShare, "--template-shingles=auto: the share of a site's pages a template shingle is in more than")
 	templatePages  = flag.Int("template-min-pages", sitetemplate.DefaultMinPages, "--template-shingles=auto: sites with fewer pages have no template")
 	sweepDate      = flag.String("sweep-date", time.Now().UTC().Format(time.DateOnly), "the sweep (crawl) the input's documents come from, YYYY-MM-DD (default: today, UTC); an update with the index's latest sweep date adds to that sweep, a later one starts a new sweep")
+	urlFlag        = flag.String("url", "", "lost: the URL to look for")
 	progressFlag   = flag.String("progress", progress.Auto, "progress on stderr while the job runs in this process: auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line even when stderr is not a terminal), never")
 )
 
@@ -92,7 +99,7 @@ var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": tru
 func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
-		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n\nneardup flags:\n")
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n\nneardup flags:\n")
 		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
@@ -102,6 +109,19 @@ func init() {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "lost" {
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+		flag.Parse()
+		beam.Init()
+		if err := lost(context.Background(), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "neardup:", err)
+			if errors.Is(err, errUsage) {
+				os.Exit(2)
+			}
+			os.Exit(1)
+		}
+		return
+	}
 	recluster := len(os.Args) > 1 && os.Args[1] == "recluster"
 	update := len(os.Args) > 1 && os.Args[1] == "update"
 	if recluster || update {
@@ -435,4 +455,37 @@ func templateSpec(set map[string]bool, spec sketch.Spec) (sitetemplate.Spec, err
 		return t, usage("--template-shingles: %v", err)
 	}
 	return t, nil
+}
+
+// lost prints where the content of --url, absent from the latest sweep of
+// --from, lives now.
+func lost(ctx context.Context, w io.Writer) error {
+	if *from == "" || *urlFlag == "" {
+		return usage("lost needs --from (a finished output) and --url")
+	}
+	rows, seen, err := pipelines.Lost(ctx, *from, *urlFlag)
+	if err != nil {
+		return err
+	}
+	if seen == nil {
+		return fmt.Errorf("%s was never seen in %s", *urlFlag, *from)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "neardup: %s is not lost: seen in sweeps %s to %s, last as doc %d\n", seen.URL, seen.FirstSweep, seen.LastSweep, seen.LastDocID)
+		return nil
+	}
+	r := rows[0]
+	fmt.Fprintf(w, "neardup: %s was last seen in sweep %s (doc %d) and is absent from the latest\n", r.URL, r.LastSweep, r.DocID)
+	if r.FoundDocID == nil {
+		if r.ClusterID == nil {
+			fmt.Fprintf(w, "neardup: its content is in no cluster: not found\n")
+		} else {
+			fmt.Fprintf(w, "neardup: its cluster %d has no document in the latest sweep: not found\n", *r.ClusterID)
+		}
+		return nil
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "neardup: found at %s (doc %d), resemblance %.3f\n", *r.FoundURL, *r.FoundDocID, *r.Resemblance)
+	}
+	return nil
 }

@@ -28,6 +28,10 @@ func Diff(ctx context.Context, dirA, dirB string, only ...string) error {
 	check(ContainedTable, diffTable(ctx, dirA, dirB, ContainedTable, func(x, y Contained) int {
 		return cmp.Or(cmp.Compare(x.Contained, y.Contained), cmp.Compare(x.Container, y.Container))
 	}, deepEqual[Contained]))
+	check(URLsTable, diffTable(ctx, dirA, dirB, URLsTable, func(x, y URL) int { return cmp.Compare(x.URL, y.URL) }, deepEqual[URL]))
+	check(LostTable, diffTable(ctx, dirA, dirB, LostTable, func(x, y Lost) int {
+		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(deref(x.FoundDocID), deref(y.FoundDocID)))
+	}, deepEqual[Lost]))
 	check(SketchesTable, diffTable(ctx, dirA, dirB, SketchesTable, func(x, y Sketch) int { return cmp.Compare(x.DocID, y.DocID) }, deepEqual[Sketch]))
 	if len(errs) > 0 {
 		return fmt.Errorf("%s and %s differ: %v", dirA, dirB, errs)
@@ -57,4 +61,11 @@ func diffTable[T any](ctx context.Context, dirA, dirB, table string, order func(
 		}
 	}
 	return nil
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

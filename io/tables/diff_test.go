@@ -23,6 +23,10 @@ func writeOutput(t *testing.T, docs []Doc, pairs []Pair) string {
 		PairsTable:     func(n string) error { return Write(ctx, n, pairs) },
 		ContainedTable: func(n string) error { return Write(ctx, n, ContainedRows(pairs, 0.8)) },
 		SketchesTable:  func(n string) error { return Write(ctx, n, []Sketch{{DocID: 1, Sketch: []int64{-5, 7}}}) },
+		URLsTable: func(n string) error {
+			return Write(ctx, n, []URL{{URL: "https://a.test/", FirstSweep: "2026-01-01", LastSweep: "2026-01-01", Docs: 1, LastDocID: 1}})
+		},
+		LostTable: func(n string) error { return Write[Lost](ctx, n, nil) },
 	} {
 		if err := write(filepath.Join(dir, table, ShardName(0))); err != nil {
 			t.Fatal(err)

@@ -108,6 +108,28 @@ type Sketch struct {
 	Sketch []int64 `parquet:"sketch,list"`
 }
 
+// URL is one row of urls/: a URL and the sweeps it was seen in.
+type URL struct {
+	URL        string `parquet:"url"`
+	FirstSweep string `parquet:"first_sweep"`
+	LastSweep  string `parquet:"last_sweep"`
+	Docs       int64  `parquet:"docs"`        // documents with this URL, over all sweeps
+	LastDocID  int64  `parquet:"last_doc_id"` // its document of the last sweep (the smallest doc ID if several)
+}
+
+// Lost is one row of lost/: a URL seen in an earlier sweep and absent from
+// the latest, and one live document of its cluster (Broder's "lost and
+// found"), or none (nulls) when it has no cluster or no live member.
+type Lost struct {
+	URL         string   `parquet:"url"`
+	LastSweep   string   `parquet:"last_sweep"`
+	DocID       int64    `parquet:"doc_id"` // the URL's document of its last sweep
+	ClusterID   *int64   `parquet:"cluster_id,optional"`
+	FoundDocID  *int64   `parquet:"found_doc_id,optional"`
+	FoundURL    *string  `parquet:"found_url,optional"`
+	Resemblance *float64 `parquet:"resemblance,optional"` // estimated, from the two sketches
+}
+
 // Table names, also the output sub-folders.
 const (
 	DocsTable      = "docs"
@@ -115,10 +137,12 @@ const (
 	PairsTable     = "pairs"
 	ContainedTable = "contained"
 	SketchesTable  = "sketches"
+	URLsTable      = "urls"
+	LostTable      = "lost"
 )
 
 // Tables lists every output table.
-var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable}
+var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable, URLsTable, LostTable}
 
 // ShardName is the file name of shard i of a table.
 func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }

@@ -1,0 +1,313 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/packed"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&urlSeenFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&urlsFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&lostJoinFn{})
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&resolveLostFn{})
+}
+
+// urlSeen is one document's URL and sweep, on its way to the URL's
+// partition.
+type urlSeen struct {
+	URL   string
+	Sweep string
+	Doc   int64
+}
+
+// sweepRecord is what meets at a cluster's partition to find the lost
+// URLs' live documents: a lost document (Lost set), a live one (a document
+// of the latest sweep) or a representative's sketch (Values).
+type sweepRecord struct {
+	Cluster   int64 // -1: no cluster
+	Doc, Rep  int64 // Rep: the representative whose sketch stands for Doc
+	URL       string
+	LastSweep string
+	Lost      bool
+	Values    []uint64
+}
+
+// Sweeps is Broder's lost and found over dated sweeps. It takes meta, the
+// docs rows (keyed by doc partition, as Sketch and ReadDocs give them),
+// with the assignments of Components and the representatives' sketches
+// (reps) of Identical, and writes two tables: urls, every URL's first and
+// last sweep, and, when the documents come from more than one sweep
+// (Config.MultiSweep), lost: every URL seen in an earlier sweep and absent
+// from the latest (Config.LatestSweep), with each live document of its
+// cluster and their estimated resemblance, or with none.
+func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, cfg Config) {
+	if cfg.TempDir == "" {
+		return // tests without an output folder
+	}
+	s = s.Scope("Sweeps")
+	seen, live := beam.ParDo2(s, &urlSeenFn{Cfg: cfg}, meta)
+	lostMarks := beam.ParDo(s, &urlsFn{Cfg: cfg}, beam.GroupByKey(s, seen))
+	if !cfg.MultiSweep {
+		return
+	}
+	records := beam.ParDo(s, &lostJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, live, assignments, lostMarks, reps))
+	beam.ParDo0(s, &resolveLostFn{Cfg: cfg}, beam.GroupByKey(s, records))
+}
+
+type urlSeenFn struct {
+	Cfg        Config
+	seen, live [][]urlSeen // the bundle's, by partition (see batcher on why per bundle)
+	held       int
+}
+
+func (f *urlSeenFn) StartBundle(ctx context.Context, emitSeen, emitLive func(int, []byte)) {
+	f.seen, f.live, f.held = nil, nil, 0 // a retried bundle starts afresh
+}
+
+func (f *urlSeenFn) FinishBundle(ctx context.Context, emitSeen, emitLive func(int, []byte)) {
+	f.flush(emitSeen, emitLive)
+}
+
+// flush emits what the bundle holds, one element per partition and stream.
+func (f *urlSeenFn) flush(emitSeen, emitLive func(int, []byte)) {
+	for p := range f.seen {
+		if len(f.seen[p]) > 0 {
+			emitSeen(p, sealRows(f.seen[p]))
+			f.seen[p] = nil
+		}
+		if len(f.live[p]) > 0 {
+			emitLive(p, sealRows(f.live[p]))
+			f.live[p] = nil
+		}
+	}
+	f.held = 0
+}
+
+// ProcessElement sends each docs row's URL and sweep to the URL's
+// partition, and, for the lost-and-found join, the row's doc, URL and
+// sweep to its own partition (live rows only: documents of the latest
+// sweep).
+func (f *urlSeenFn) ProcessElement(ctx context.Context, part int, sealed []byte, emitSeen, emitLive func(int, []byte)) error {
+	b, err := packed.Open(nil, sealed)
+	if err != nil {
+		return err
+	}
+	docs, err := tables.Decode[tables.Doc](nil, b)
+	if err != nil {
+		return err
+	}
+	h := fingerprint.New(f.Cfg.Seed)
+	parts := f.Cfg.Partitions
+	if f.seen == nil {
+		f.seen, f.live = make([][]urlSeen, parts), make([][]urlSeen, parts)
+	}
+	for _, d := range docs {
+		if d.URL == nil || *d.URL == "" {
+			continue
+		}
+		u := urlSeen{URL: *d.URL, Sweep: d.Sweep, Doc: d.DocID}
+		p := packed.Partition(h.String(u.URL), parts)
+		f.seen[p] = append(f.seen[p], u)
+		f.held += 32 + len(u.URL) + len(u.Sweep)
+		if f.Cfg.MultiSweep && d.Sweep == f.Cfg.LatestSweep {
+			f.live[part] = append(f.live[part], u)
+			f.held += 32 + len(u.URL) + len(u.Sweep)
+		}
+	}
+	if f.held > maxBuffered(parts) {
+		f.flush(emitSeen, emitLive)
+	}
+	return nil
+}
+
+// sealRows encodes rows for a shuffle, sealed like every batch.
+func sealRows[T any](rows []T) []byte {
+	b, err := tables.Encode(rows)
+	if err != nil {
+		panic(err) // gob cannot fail on these plain structs
+	}
+	return packed.Seal(nil, b)
+}
+
+type urlsFn struct{ Cfg Config }
+
+// ProcessElement writes the urls shard of one URL partition and sends each
+// lost URL's document of its last sweep to that document's partition.
+func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	all, err := decodeBatches(batches, tables.Decode[urlSeen])
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(all, func(x, y urlSeen) int {
+		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(x.Sweep, y.Sweep), cmp.Compare(x.Doc, y.Doc))
+	})
+	var rows []tables.URL
+	lost := make([][]urlSeen, f.Cfg.Partitions)
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].URL == all[i].URL {
+			j++
+		}
+		last := all[j-1].Sweep
+		k := j - 1
+		for k > i && all[k-1].Sweep == last {
+			k--
+		}
+		rows = append(rows, tables.URL{URL: all[i].URL, FirstSweep: all[i].Sweep, LastSweep: last, Docs: int64(j - i), LastDocID: all[k].Doc})
+		if f.Cfg.MultiSweep && last < f.Cfg.LatestSweep {
+			p := packed.Partition(uint64(all[k].Doc), f.Cfg.Partitions)
+			lost[p] = append(lost[p], all[k])
+		}
+		i = j
+	}
+	for p, l := range lost {
+		if len(l) > 0 {
+			emit(p, sealRows(l))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return tables.Write(ctx, beamfs.Join(f.Cfg.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
+}
+
+type lostJoinFn struct{ Cfg Config }
+
+// ProcessElement sends, from one doc partition, each lost URL's document
+// and each live document with its cluster, and each clustered
+// representative's sketch, to the cluster's partition (a lost document in
+// no cluster to its own).
+func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assignIt, lostIt, repsIt func(*[]byte) bool, emit func(int, []byte)) error {
+	live, err := decodeBatches(liveIt, tables.Decode[urlSeen])
+	if err != nil {
+		return err
+	}
+	assigns, err := decodeBatches(assignIt, packed.AppendAssignments)
+	if err != nil {
+		return err
+	}
+	lost, err := decodeBatches(lostIt, tables.Decode[urlSeen])
+	if err != nil {
+		return err
+	}
+	reps, err := decodeBatches(repsIt, packed.AppendSketches)
+	if err != nil {
+		return err
+	}
+	cluster := make(map[int64]packed.Assignment, len(assigns))
+	for _, a := range assigns {
+		cluster[int64(a.Doc)] = a
+	}
+	rep := func(a packed.Assignment) int64 {
+		if a.IdenticalTo != packed.NoDoc {
+			return int64(a.IdenticalTo)
+		}
+		return int64(a.Doc)
+	}
+	parts := f.Cfg.Partitions
+	out := make([][]sweepRecord, parts)
+	add := func(r sweepRecord) {
+		p := part
+		if r.Cluster >= 0 {
+			p = packed.Partition(uint64(r.Cluster), parts)
+		}
+		out[p] = append(out[p], r)
+	}
+	for _, l := range lost {
+		r := sweepRecord{Cluster: -1, Doc: l.Doc, Rep: l.Doc, URL: l.URL, LastSweep: l.Sweep, Lost: true}
+		if a, ok := cluster[l.Doc]; ok {
+			r.Cluster, r.Rep = int64(a.Cluster), rep(a)
+		}
+		add(r)
+	}
+	for _, l := range live {
+		if a, ok := cluster[l.Doc]; ok {
+			add(sweepRecord{Cluster: int64(a.Cluster), Doc: l.Doc, Rep: rep(a), URL: l.URL})
+		}
+	}
+	for _, r := range reps {
+		if a, ok := cluster[int64(r.Doc)]; ok {
+			add(sweepRecord{Cluster: int64(a.Cluster), Doc: int64(r.Doc), Rep: int64(r.Doc), Values: r.Values})
+		}
+	}
+	for p, rs := range out {
+		if len(rs) > 0 {
+			emit(p, sealRows(rs))
+		}
+	}
+	return nil
+}
+
+type resolveLostFn struct{ Cfg Config }
+
+// ProcessElement writes the lost shard of one cluster partition: each lost
+// URL with every live document of its cluster, and the resemblance of the
+// two estimated from their representatives' sketches (1 for copies of one
+// representative).
+func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool) error {
+	all, err := decodeBatches(batches, tables.Decode[sweepRecord])
+	if err != nil {
+		return err
+	}
+	values := map[int64][]uint64{}
+	byCluster := map[int64][]sweepRecord{}
+	var lost []sweepRecord
+	for _, r := range all {
+		switch {
+		case r.Values != nil:
+			values[r.Doc] = r.Values
+		case r.Lost:
+			lost = append(lost, r)
+		default:
+			byCluster[r.Cluster] = append(byCluster[r.Cluster], r)
+		}
+	}
+	var rows []tables.Lost
+	for _, l := range lost {
+		row := tables.Lost{URL: l.URL, LastSweep: l.LastSweep, DocID: l.Doc}
+		if l.Cluster < 0 {
+			rows = append(rows, row)
+			continue
+		}
+		c := l.Cluster
+		row.ClusterID = &c
+		found := byCluster[c]
+		if len(found) == 0 {
+			rows = append(rows, row)
+			continue
+		}
+		for _, live := range found {
+			r := row
+			doc, url := live.Doc, live.URL
+			res := 1.0
+			if live.Rep != l.Rep {
+				res = EstimateSketches(values[l.Rep], values[live.Rep], f.Cfg.Sketch).Resemblance
+			}
+			r.FoundDocID, r.FoundURL, r.Resemblance = &doc, &url, &res
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortFunc(rows, func(x, y tables.Lost) int {
+		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(optInt(x.FoundDocID), optInt(y.FoundDocID)))
+	})
+	return tables.Write(ctx, beamfs.Join(f.Cfg.TempDir, tables.LostTable, tables.ShardName(part)), rows)
+}
+
+func optInt(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
