@@ -42,7 +42,9 @@ func init() {
 func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("Assemble")
 	joined := beam.CoGroupByKey(s, meta, assignments, stats)
-	return beam.ParDo(s, &assembleFn{Cfg: cfg}, joined)
+	files := beam.ParDo(s, &assembleFn{Cfg: cfg}, joined)
+	drain(s, files)
+	return files
 }
 
 type assembleFn struct{ Cfg Config }
@@ -123,7 +125,9 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 // them) under Config.TempDir. It returns PCollection<string> of the shard files written.
 func WritePairs(s beam.Scope, rows beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("WritePairs")
-	return beam.ParDo(s, &writePairsFn{Cfg: cfg}, rows)
+	files := beam.ParDo(s, &writePairsFn{Cfg: cfg}, rows)
+	drain(s, files)
+	return files
 }
 
 type writePairsFn struct{ Cfg Config }

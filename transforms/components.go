@@ -51,7 +51,7 @@ func init() {
 	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&summarizeFn{})
 	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeTalliesFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeTalliesFn{})
 	register.Emitter2[string, int64]()
 	register.Iter1[int64]()
 }
@@ -490,7 +490,7 @@ func EstimateSketches(a, b []uint64, spec sketch.Spec) policy.Estimates {
 func writeTallies(s beam.Scope, name string, cfg Config, tallies ...beam.PCollection) {
 	s = s.Scope("Tallies")
 	reduced := beam.ParDo(s, &reduceTallyFn{}, beam.GroupByKey(s, beam.Flatten(s, tallies...)))
-	beam.ParDo0(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced))
+	drain(s, beam.ParDo(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced)))
 }
 
 type reduceTallyFn struct{}
@@ -513,7 +513,7 @@ type writeTalliesFn struct {
 	Name string
 }
 
-func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool) error {
+func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool, emit func(string)) error {
 	all := map[string]int64{}
 	var b []byte
 	for entries(&b) {
@@ -529,6 +529,7 @@ func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func
 	if err != nil {
 		return err
 	}
-	name := strings.ReplaceAll(f.Name, "/", "_")
-	return beamfs.WriteFile(ctx, beamfs.Join(f.Cfg.TempDir, output.TalliesDir, name+".json"), out)
+	name := beamfs.Join(f.Cfg.TempDir, output.TalliesDir, strings.ReplaceAll(f.Name, "/", "_")+".json")
+	emit(name) // see drain
+	return beamfs.WriteFile(ctx, name, out)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&equivalenceCountFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&equivalenceCountFn{})
 }
 
 // packedKey is one 8-byte fingerprint, packed for a batch.
@@ -34,12 +34,12 @@ func equivalenceLevel(name string) int {
 // bumps counters (equivalent_<level>_groups, equivalent_<level>_copies).
 func EquivalenceCounts(s beam.Scope, equiv beam.PCollection, cfg Config) {
 	s = s.Scope("EquivalenceCounts")
-	beam.ParDo0(s, &equivalenceCountFn{Cfg: cfg}, beam.GroupByKey(s, equiv))
+	drain(s, beam.ParDo(s, &equivalenceCountFn{Cfg: cfg}, beam.GroupByKey(s, equiv)))
 }
 
 type equivalenceCountFn struct{ Cfg Config }
 
-func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool) error {
+func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(string)) error {
 	level := key / f.Cfg.Partitions
 	if level < 0 || level >= len(Equivalences) {
 		return fmt.Errorf("equivalence key %d out of range", key)
@@ -69,5 +69,6 @@ func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batche
 	name := Equivalences[level]
 	beam.NewCounter(Namespace, "equivalent_"+name+"_groups").Inc(ctx, groups)
 	beam.NewCounter(Namespace, "equivalent_"+name+"_copies").Inc(ctx, copies)
+	emit(name) // see drain
 	return nil
 }

@@ -18,7 +18,7 @@ func init() {
 	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&urlSeenFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&urlsFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&lostJoinFn{})
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&resolveLostFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&resolveLostFn{})
 }
 
 // urlSeen is one document's URL and sweep, on its way to the URL's
@@ -57,10 +57,11 @@ func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, cfg Config) 
 	seen, live := beam.ParDo2(s, &urlSeenFn{Cfg: cfg}, meta)
 	lostMarks := beam.ParDo(s, &urlsFn{Cfg: cfg}, beam.GroupByKey(s, seen))
 	if !cfg.MultiSweep {
+		drainKV(s, lostMarks) // none; see drain
 		return
 	}
 	records := beam.ParDo(s, &lostJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, live, assignments, lostMarks, reps))
-	beam.ParDo0(s, &resolveLostFn{Cfg: cfg}, beam.GroupByKey(s, records))
+	drain(s, beam.ParDo(s, &resolveLostFn{Cfg: cfg}, beam.GroupByKey(s, records)))
 }
 
 type urlSeenFn struct {
@@ -253,7 +254,7 @@ type resolveLostFn struct{ Cfg Config }
 // URL with every live document of its cluster, and the resemblance of the
 // two estimated from their representatives' sketches (1 for copies of one
 // representative).
-func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool) error {
+func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
 	all, err := decodeBatches(batches, tables.Decode[sweepRecord])
 	if err != nil {
 		return err
@@ -302,7 +303,9 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 	slices.SortFunc(rows, func(x, y tables.Lost) int {
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(optInt(x.FoundDocID), optInt(y.FoundDocID)))
 	})
-	return tables.Write(ctx, beamfs.Join(f.Cfg.TempDir, tables.LostTable, tables.ShardName(part)), rows)
+	name := beamfs.Join(f.Cfg.TempDir, tables.LostTable, tables.ShardName(part))
+	emit(name) // see drain
+	return tables.Write(ctx, name, rows)
 }
 
 func optInt(p *int64) int64 {
