@@ -273,6 +273,15 @@ func TestLostAndFound(t *testing.T) {
 	if _, u, err := Lost(context.Background(), up.dir, "https://example.test/never"); err != nil || u != nil {
 		t.Errorf("Lost of a URL never seen = %v, %v", u, err)
 	}
+
+	// Recluster keeps the sweeps: the same urls and lost tables.
+	again := t.TempDir()
+	if _, err := Recluster(context.Background(), ReclusterOptions{From: up.dir, Output: again, Policy: cfg.Policy}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tables.Diff(context.Background(), up.dir, again, tables.URLsTable, tables.LostTable); err != nil {
+		t.Error(err)
+	}
 }
 
 func (r *result) lostRows(t *testing.T) []tables.Lost {
