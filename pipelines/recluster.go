@@ -61,14 +61,22 @@ func BuildRecluster(s beam.Scope, pairShards, docShards, sketchShards []string, 
 	transforms.Sweeps(s, meta, assignments, reps, cfg) // urls, lost and found
 }
 
+// startFrom begins a run that reads the finished output dir (recluster,
+// update): it refuses --async, and returns the start time and dir's
+// manifest (an error for a folder without _SUCCESS).
+func startFrom(ctx context.Context, dir string) (time.Time, *output.Manifest, error) {
+	start := time.Now()
+	if err := waitsForJob(); err != nil {
+		return start, nil, err
+	}
+	src, err := output.ReadManifest(ctx, dir)
+	return start, src, err
+}
+
 // Recluster redoes only phase 4 of the run in opt.From under opt.Policy and
 // writes the same tables a full run with that policy would.
 func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, error) {
-	if err := waitsForJob(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	src, err := output.ReadManifest(ctx, opt.From)
+	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
 	}

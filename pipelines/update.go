@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -64,11 +63,7 @@ type indexShards struct{ docs, pairs, sketches []string }
 // index's, so every old document keeps its doc ID and no new one takes
 // one of the index's.
 func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
-	if err := waitsForJob(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	src, err := output.ReadManifest(ctx, opt.From)
+	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
 	}
