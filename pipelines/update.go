@@ -38,6 +38,12 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	splits := transforms.ReadSplitsOf(s, files, cfg)
 	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := transforms.ReadDocs(s, index.docs, cfg)
+	if cfg.Keep.NeedsColumn() != "" {
+		// The docs table cannot rank by an input column: that column of
+		// the index's inputs (nothing else) is read, as recluster does.
+		oldRanks = transforms.ScoreRanks(s, index.inputs, cfg)
+		oldCopies = transforms.RankCopies(s, oldCopies, oldRanks, cfg)
+	}
 	oldReps := transforms.IndexIdentity(s, index.docs, index.sketches, cfg)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldReps, sketches), cfg)
 	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
@@ -54,8 +60,12 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
 }
 
-// indexShards are the index's table shards an update reads.
-type indexShards struct{ docs, pairs, sketches []string }
+// indexShards are the index's table shards an update reads, and its
+// inputs (for a --keep by an input column).
+type indexShards struct {
+	docs, pairs, sketches []string
+	inputs                []transforms.InputFile
+}
 
 // Update deduplicates opt.Input against the index opt.From and writes, in
 // opt.Output, the tables a full run over the index's input and the new
@@ -108,6 +118,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	cfg.FirstNewDoc = transforms.DocID(len(src.Inputs), 0)
 
 	var index indexShards
+	for i, in := range src.Inputs {
+		index.inputs = append(index.inputs, transforms.InputFile{Index: i, Path: in.Path})
+	}
 	for _, t := range []struct {
 		name   string
 		shards *[]string
@@ -162,8 +175,6 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update supports mod:M sketches only so far, not %s", cfg.Sketch)
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
-	case cfg.Keep.NeedsColumn() != "":
-		return fmt.Errorf("update does not support --keep=%s yet: it would read that column of every input", cfg.Keep)
 	}
 	if latest := src.Settings["latest_sweep"]; cfg.Sweep < latest {
 		return fmt.Errorf("the sweep date %s is earlier than %s's latest sweep, %s: an update adds to the latest sweep or starts a later one", cfg.Sweep, dir, latest)

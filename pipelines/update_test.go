@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/transforms"
 )
@@ -83,16 +84,26 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		t.Logf("the shared corpora are absent (%v): the sample crawl only", err)
 	}
 	for _, c := range []struct {
-		name string
-		set  func(*transforms.Config)
+		name       string
+		set        func(*transforms.Config)
+		sampleOnly bool // the split shared corpus has no other columns
 	}{
-		{"defaults", func(*transforms.Config) {}},
-		{"containment", func(c *transforms.Config) { c.Policy = policy.Policy{Containment: 0.5} }},
+		{"defaults", func(*transforms.Config) {}, false},
+		{"containment", func(c *transforms.Config) { c.Policy = policy.Policy{Containment: 0.5} }, false},
 		// A low cap: shingles the new documents push over it must leave
 		// the index's pairs as a full run would count them.
-		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 6 }},
+		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 6 }, false},
+		// The kept document by an input column, read from the index's
+		// inputs for its documents.
+		{"keep by column", func(c *transforms.Config) {
+			c.Keep, _ = keep.Parse("max:language_score")
+			c.Columns.Score = c.Keep.Column
+		}, true},
 	} {
 		for _, sp := range splits {
+			if c.sampleOnly && sp.name != "sample" {
+				continue
+			}
 			t.Run(c.name+"/"+sp.name, func(t *testing.T) {
 				cfg := defaultConfig()
 				cfg.Partitions = 5
