@@ -44,6 +44,7 @@
 //	bench pipeline --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]   (pipelines.Run in-process)
 //	bench gen --docs N --out DIR [--seed S] [--text ascii|unicode] [--cpuprofile FILE]
 //	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
+//	bench update --input GLOB [--new-share 0.1] [--repeat 2] [--out DIR]   (runner update against a full run)
 package main
 
 import (
@@ -81,6 +82,8 @@ func main() {
 			exit(genMain(os.Args[2:]))
 		case "inputtext":
 			exit(inputTextMain(os.Args[2:]))
+		case "update":
+			exit(updateMain(os.Args[2:]))
 		}
 	}
 	exit(benchMain(os.Args[1:]))
