@@ -130,7 +130,7 @@ func ExtractMain(doc string) string {
 	z := html.NewTokenizer(strings.NewReader(doc))
 	e := mainExtractor{cur: -1, open: make(map[atom.Atom]int32), newBlock: true}
 	e.buf = make([]byte, 0, len(doc)/4)
-	skip := 0 // as in Extract
+	var skip hidden
 	for {
 		tt := z.Next()
 		switch tt {
@@ -142,16 +142,7 @@ func ExtractMain(doc string) string {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			a := tagAtom(z.Raw())
-			if dropped(a) {
-				switch {
-				case tt == html.EndTagToken:
-					skip = max(skip-1, 0)
-				case tt == html.StartTagToken || rawText(a):
-					skip++
-				}
-				continue
-			}
-			if skip != 0 {
+			if skip.tag(tt, a) || skip != 0 {
 				continue
 			}
 			sep := separatorOf(a)

@@ -118,10 +118,7 @@ func Extract(doc string) string {
 	var w writer
 	// Visible text is usually a small fraction of the markup.
 	w.b.Grow(len(doc) / 4)
-	// skip counts open dropped elements. script, style and the other
-	// raw-text ones hold a single text token, but template holds markup
-	// and can nest, so a counter (not a flag) is needed.
-	skip := 0
+	var skip hidden
 	for {
 		tt := z.Next()
 		switch tt {
@@ -136,24 +133,35 @@ func Extract(doc string) string {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			a := tagAtom(z.Raw())
-			if dropped(a) {
-				switch {
-				case tt == html.EndTagToken:
-					skip = max(skip-1, 0)
-				case tt == html.StartTagToken || rawText(a):
-					// A self-closing <script/> still opens a
-					// script in HTML (the slash is ignored on
-					// non-void elements), and the tokenizer
-					// treats what follows as its raw text.
-					skip++
-				}
-				continue
-			}
-			if skip == 0 {
+			if !skip.tag(tt, a) && skip == 0 {
 				w.separate(separatorOf(a))
 			}
 		}
 	}
+}
+
+// hidden counts the open elements whose contents are not shown (see
+// dropped). script, style and the other raw-text ones hold a single text
+// token, but template holds markup and can nest, so a counter (not a
+// flag) is needed.
+type hidden int
+
+// tag counts a tag token of element a in and reports whether a is one of
+// the dropped elements.
+func (h *hidden) tag(tt html.TokenType, a atom.Atom) bool {
+	if !dropped(a) {
+		return false
+	}
+	switch {
+	case tt == html.EndTagToken:
+		*h = max(*h-1, 0)
+	case tt == html.StartTagToken || rawText(a):
+		// A self-closing <script/> still opens a script in HTML (the
+		// slash is ignored on non-void elements), and the tokenizer
+		// treats what follows as its raw text.
+		*h++
+	}
+	return true
 }
 
 // dropped reports whether the contents of element a are not shown.
