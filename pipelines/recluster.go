@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,20 +46,28 @@ type ReclusterOptions struct {
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
 // are linked again under cfg.Policy, and the stored docs, with their
 // identical copies, are clustered again.
-// inputs are the first run's input files, read only for a --keep by an
-// input column.
-func BuildRecluster(s beam.Scope, pairShards, docShards, sketchShards []string, inputs []transforms.InputFile, cfg transforms.Config) {
-	pairRows, links := transforms.Relink(s, pairShards, cfg)
-	meta, copies, ranks := transforms.ReadDocs(s, docShards, cfg)
-	if cfg.Keep.NeedsColumn() != "" {
-		ranks = transforms.ScoreRanks(s, inputs, cfg)
-		copies = transforms.RankCopies(s, copies, ranks, cfg)
-	}
-	reps := transforms.ReadSketches(s, sketchShards, cfg)
+// The first run's inputs are read only for a --keep by an input column.
+func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
+	pairRows, links := transforms.Relink(s, index.pairs, cfg)
+	meta, copies, ranks := indexDocs(s, index, cfg)
+	reps := transforms.ReadSketches(s, index.sketches, cfg)
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
 	transforms.Sweeps(s, meta, assignments, reps, cfg) // urls, lost and found
+}
+
+// indexDocs reads an output's docs table for recluster and update: its
+// rows, identical copies and ranks, as transforms.ReadDocs gives them,
+// except that a --keep by an input column, which the docs table cannot
+// rank by, reads that column of the output's inputs (nothing else).
+func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks beam.PCollection) {
+	meta, copies, ranks = transforms.ReadDocs(s, index.docs, cfg)
+	if cfg.Keep.NeedsColumn() != "" {
+		ranks = transforms.ScoreRanks(s, index.inputs, cfg)
+		copies = transforms.RankCopies(s, copies, ranks, cfg)
+	}
+	return meta, copies, ranks
 }
 
 // startFrom begins a run that reads the finished output dir (recluster,
@@ -95,30 +104,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("recluster writes a new output folder; --output must differ from --from")
 	}
-	list := func(table string) ([]string, error) {
-		shards, err := beamfs.List(ctx, beamfs.Join(opt.From, table, "*.parquet"))
-		if err == nil && len(shards) == 0 {
-			err = fmt.Errorf("%s has no %s table", opt.From, table)
-		}
-		return shards, err
-	}
-	pairShards, err := list(tables.PairsTable)
+	index, err := readIndex(ctx, opt.From, src)
 	if err != nil {
 		return nil, err
-	}
-	docShards, err := list(tables.DocsTable)
-	if err != nil {
-		return nil, err
-	}
-	sketchShards, err := list(tables.SketchesTable)
-	if err != nil {
-		return nil, fmt.Errorf("%w (an output written before the sketches table existed: rerun the full pipeline)", err)
-	}
-	// A --keep by an input column reads that column of the first run's
-	// inputs (nothing else), at the positions in the doc IDs.
-	inputs := make([]transforms.InputFile, len(src.Inputs))
-	for i, in := range src.Inputs {
-		inputs[i] = transforms.InputFile{Index: i, Path: in.Path}
 	}
 	m := output.NewManifest(opt.Flags)
 	m.ReclusterFrom, m.SourceFlags, m.Inputs, m.InputBytes = opt.From, src.Flags, src.Inputs, src.InputBytes
@@ -145,10 +133,47 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	m.Settings["components"] = cfg.Components
 	m.Settings["component_rounds"] = strconv.Itoa(cfg.ComponentRounds)
 
-	out, err := output.Prepare(ctx, opt.Output, append(append(pairShards, docShards...), sketchShards...), opt.Overwrite)
+	out, err := output.Prepare(ctx, opt.Output, index.shards(), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
-	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, pairShards, docShards, sketchShards, inputs, cfg) })
+	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, index, cfg) })
 }
+
+// indexShards are the table shards of a finished output that recluster
+// and update read, and its inputs, at their positions in the doc IDs (a
+// --keep by an input column reads that column of them, nothing else).
+type indexShards struct {
+	docs, pairs, sketches []string
+	inputs                []transforms.InputFile
+}
+
+// readIndex lists the docs, pairs and sketches shards of the finished
+// output dir, whose manifest is src.
+func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShards, error) {
+	var index indexShards
+	for i, in := range src.Inputs {
+		index.inputs = append(index.inputs, transforms.InputFile{Index: i, Path: in.Path})
+	}
+	for _, t := range []struct {
+		name   string
+		shards *[]string
+	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}} {
+		shards, err := beamfs.List(ctx, beamfs.Join(dir, t.name, "*.parquet"))
+		if err == nil && len(shards) == 0 {
+			err = fmt.Errorf("%s has no %s table", dir, t.name)
+			if t.name == tables.SketchesTable {
+				err = fmt.Errorf("%w (an output written before the sketches table existed: rerun the full pipeline)", err)
+			}
+		}
+		if err != nil {
+			return index, err
+		}
+		*t.shards = shards
+	}
+	return index, nil
+}
+
+// shards are all the table shards, the files an output must not overwrite.
+func (ix indexShards) shards() []string { return slices.Concat(ix.docs, ix.pairs, ix.sketches) }

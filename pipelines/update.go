@@ -11,7 +11,6 @@ import (
 
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
-	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -37,13 +36,7 @@ var indexSettings = []string{"sketch", "shingle_words", "max_shingle_docs", "equ
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	splits := transforms.ReadSplitsOf(s, files, cfg)
 	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
-	oldMeta, oldCopies, oldRanks := transforms.ReadDocs(s, index.docs, cfg)
-	if cfg.Keep.NeedsColumn() != "" {
-		// The docs table cannot rank by an input column: that column of
-		// the index's inputs (nothing else) is read, as recluster does.
-		oldRanks = transforms.ScoreRanks(s, index.inputs, cfg)
-		oldCopies = transforms.RankCopies(s, oldCopies, oldRanks, cfg)
-	}
+	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldReps := transforms.IndexIdentity(s, index.docs, index.sketches, cfg)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldReps, sketches), cfg)
 	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
@@ -58,13 +51,6 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	all := beam.Flatten(s, meta, oldMeta)
 	transforms.Assemble(s, all, assignments, stats, cfg)
 	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
-}
-
-// indexShards are the index's table shards an update reads, and its
-// inputs (for a --keep by an input column).
-type indexShards struct {
-	docs, pairs, sketches []string
-	inputs                []transforms.InputFile
 }
 
 // Update deduplicates opt.Input against the index opt.From and writes, in
@@ -117,26 +103,15 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	m.Settings["first_sweep"] = first
 	cfg.FirstNewDoc = transforms.DocID(len(src.Inputs), 0)
 
-	var index indexShards
-	for i, in := range src.Inputs {
-		index.inputs = append(index.inputs, transforms.InputFile{Index: i, Path: in.Path})
-	}
-	for _, t := range []struct {
-		name   string
-		shards *[]string
-	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}} {
-		if *t.shards, err = beamfs.List(ctx, beamfs.Join(opt.From, t.name, "*.parquet")); err != nil {
-			return nil, err
-		}
-		if len(*t.shards) == 0 {
-			return nil, fmt.Errorf("%s has no %s table", opt.From, t.name)
-		}
+	index, err := readIndex(ctx, opt.From, src)
+	if err != nil {
+		return nil, err
 	}
 	var newPaths []string
 	for _, in := range inputs {
 		newPaths = append(newPaths, in.Path)
 	}
-	out, err := output.Prepare(ctx, opt.Output, slices.Concat(newPaths, index.docs, index.pairs, index.sketches), opt.Overwrite)
+	out, err := output.Prepare(ctx, opt.Output, slices.Concat(newPaths, index.shards()), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
