@@ -49,7 +49,7 @@ type ReclusterOptions struct {
 // The first run's inputs are read only for a --keep by an input column.
 func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	pairRows, links := transforms.Relink(s, index.pairs, cfg)
-	meta, copies, ranks := indexDocs(s, index, cfg)
+	meta, copies, ranks, _ := indexDocs(s, index, cfg)
 	reps := transforms.ReadSketches(s, index.sketches, cfg)
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
@@ -61,13 +61,13 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 // rows, identical copies and ranks, as transforms.ReadDocs gives them,
 // except that a --keep by an input column, which the docs table cannot
 // rank by, reads that column of the output's inputs (nothing else).
-func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks beam.PCollection) {
-	meta, copies, ranks = transforms.ReadDocs(s, index.docs, cfg)
+func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks, keys beam.PCollection) {
+	meta, copies, ranks, keys = transforms.ReadDocs(s, index.docs, cfg)
 	if cfg.Keep.NeedsColumn() != "" {
 		ranks = transforms.ScoreRanks(s, index.inputs, cfg)
 		copies = transforms.RankCopies(s, copies, ranks, cfg)
 	}
-	return meta, copies, ranks
+	return meta, copies, ranks, keys
 }
 
 // startFrom begins a run that reads the finished output dir (recluster,

@@ -36,8 +36,8 @@ var indexSettings = []string{"sketch", "shingle_words", "max_shingle_docs", "equ
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	splits := transforms.ReadSplitsOf(s, files, cfg)
 	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
-	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
-	oldReps := transforms.IndexIdentity(s, index.docs, index.sketches, cfg)
+	oldMeta, oldCopies, oldRanks, keys := indexDocs(s, index, cfg)
+	oldReps := transforms.IndexIdentity(s, keys, index.sketches, cfg)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldReps, sketches), cfg)
 	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
 	pairs := transforms.PairCount(s, lists, cfg)                 // phase 3, new-new and new-old

@@ -16,54 +16,40 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readRepKeysFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&indexIdentityFn{})
 	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readIndexPairsFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&mergeIndexPairsFn{})
 }
 
 // IndexIdentity gives an update's identical shortcut the index's
-// representatives. It takes the index's docs and sketches shards and
-// returns PCollection<KV<int, []byte>> of packed.Sketch batches keyed by
+// representatives. It takes their identity keys (ReadDocs' keys) and the
+// index's sketches shards and returns PCollection<KV<int, []byte>> of packed.Sketch batches keyed by
 // the partition of the fingerprint that decides identity, one per
 // representative (its key from the docs table: the content or lexical
 // fingerprint, or the fingerprint of its sketch), as Sketch returns them
 // for new documents. Their doc IDs are all below the new documents', so
 // each stays its group's representative, and a new identical document
 // becomes its copy.
-func IndexIdentity(s beam.Scope, docShards, sketchShards []string, cfg Config) beam.PCollection {
+func IndexIdentity(s beam.Scope, keys beam.PCollection, sketchShards []string, cfg Config) beam.PCollection {
 	s = s.Scope("IndexIdentity")
-	keys := beam.ParDo(s, &readRepKeysFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, docShards)))
 	sketches := ReadSketches(s, sketchShards, cfg)
 	return beam.ParDo(s, &indexIdentityFn{Cfg: cfg}, beam.CoGroupByKey(s, keys, sketches))
 }
 
-type readRepKeysFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
-}
-
-// ProcessElement sends every representative of one docs shard, with its
-// identity key, to its doc partition: <doc, key> arcs.
-func (f *readRepKeysFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
-	docs, err := tables.Read[tables.Doc](ctx, shard)
-	if err != nil {
-		return err
+// addRepKey sends a representative of the index, with its identity key,
+// to its doc partition (a <doc, key> arc), for IndexIdentity; other
+// documents send nothing.
+func addRepKey(out *batcher, cfg Config, d tables.Doc) {
+	if d.IdenticalTo != nil || (d.Status != tables.StatusOK && d.Status != tables.StatusTooShort) {
+		return
 	}
-	out := f.bundle(ctx, "index_keys", f.Cfg.Partitions, emit)
-	for _, d := range docs {
-		if d.IdenticalTo != nil || (d.Status != tables.StatusOK && d.Status != tables.StatusTooShort) {
-			continue
-		}
-		key := uint64(d.ContentFingerprint)
-		if f.Cfg.Equivalence != IdenticalContent {
-			// Lexical, and the shingle level's fallback for an empty
-			// sketch; indexIdentityFn puts the sketch's in its place.
-			key = uint64(d.LexicalFingerprint)
-		}
-		out.add(packed.Partition(uint64(d.DocID), f.Cfg.Partitions), packed.Arc{U: uint64(d.DocID), V: key})
+	key := uint64(d.ContentFingerprint)
+	if cfg.Equivalence != IdenticalContent {
+		// Lexical, and the shingle level's fallback for an empty sketch;
+		// indexIdentityFn puts the sketch's in its place.
+		key = uint64(d.LexicalFingerprint)
 	}
-	return nil
+	out.add(packed.Partition(uint64(d.DocID), cfg.Partitions), packed.Arc{U: uint64(d.DocID), V: key})
 }
 
 type indexIdentityFn struct {
