@@ -112,12 +112,10 @@ func TestSiteTemplates(t *testing.T) {
 			}
 		}
 	}
-	if x, y := excerptsContained(base), excerptsContained(r); x != y {
+	if x, y := len(base.contained), len(r.contained); x != y {
 		t.Errorf("contained pairs: %d without templates, %d with", x, y)
 	}
 }
-
-func excerptsContained(r *result) int { return len(r.contained) }
 
 // sharesBeyond reports whether sorted sketches a and b share a value not
 // in template.
