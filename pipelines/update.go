@@ -11,7 +11,6 @@ import (
 
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
-	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -39,12 +38,8 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	oldMeta, oldCopies, oldRanks, keys := indexDocs(s, index, cfg)
 	oldReps := transforms.IndexIdentity(s, keys, index.sketches, cfg)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldReps, sketches), cfg)
-	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
-	pairs := transforms.PairCount(s, lists, cfg)                 // phase 3, new-new and new-old
-	whole := cfg
-	whole.FirstNewDoc = 0
-	uncounts := transforms.PairCount(s, recapped, whole)
-	pairs = transforms.IndexPairs(s, pairs, uncounts, index.pairs, cfg)
+	lists, recapped := transforms.ShingleMerge(s, postings, cfg)          // phase 2
+	pairs := transforms.UpdatePairs(s, lists, recapped, index.pairs, cfg) // phase 3, new-new and new-old
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
@@ -146,8 +141,6 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
 	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
-	case cfg.Sketch.Kind != sketch.Mod:
-		return fmt.Errorf("update supports mod:M sketches only so far, not %s", cfg.Sketch)
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -92,7 +93,15 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		{"containment", func(c *transforms.Config) { c.Policy = policy.Policy{Containment: 0.5} }, false},
 		// A low cap: shingles the new documents push over it must leave
 		// the index's pairs as a full run would count them.
-		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 6 }, false},
+		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 3 }, false},
+		// MIN_s: the index's pairs that lose a shingle are counted again.
+		{"min:N", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }, false},
+		{"min:N common shingles", func(c *transforms.Config) {
+			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.Min, N: 100}, 3
+		}, false},
+		{"minhash common shingles", func(c *transforms.Config) {
+			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.MinHash, N: 64}, 3
+		}, false},
 		// The kept document by an input column, read from the index's
 		// inputs for its documents.
 		{"keep by column", func(c *transforms.Config) {
@@ -115,6 +124,9 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 				checkInvariants(t, up, len(full.docs))
 				if err := tables.Diff(context.Background(), full.dir, up.dir); err != nil {
 					t.Fatal(err)
+				}
+				if cfg.MaxShingleDocs < 10 && up.manifest.Counts["recapped_shingles"] == 0 {
+					t.Error("no shingle of the index became too common: the case tests nothing")
 				}
 				t.Logf("index %d docs, update %d docs: %d clusters, %d pairs, %d linked; %d common shingles dropped",
 					len(index.docs), len(up.docs), len(up.clusters), len(up.pairs), up.manifest.Counts["links"], full.manifest.Counts["common_shingles_dropped"])

@@ -43,6 +43,13 @@ type expandPairsFn struct {
 }
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
+	return f.expand(ctx, batch, nil, emit)
+}
+
+// expand emits the triplets of one batch of lists. In an update
+// (Config.FirstNewDoc) it skips the pairs of two index documents unless
+// both are in recount (nil: none).
+func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[uint64]bool, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
 	lists, err := packed.AppendPostings(nil, batch)
 	if err != nil {
@@ -59,7 +66,8 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 		docs := lists[i:j] // sorted by doc, so a < b below
 		for x := range docs {
 			y := x + 1
-			if first := f.Cfg.FirstNewDoc; first > 0 && docs[x].Doc < first {
+			first := f.Cfg.FirstNewDoc
+			if first > 0 && docs[x].Doc < first && !recount[docs[x].Doc] {
 				// An update: the index's pairs among its own
 				// documents are in its pairs table.
 				for y < len(docs) && docs[y].Doc < first {
@@ -68,6 +76,9 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 			}
 			for ; y < len(docs); y++ {
 				a, b := docs[x], docs[y]
+				if first > 0 && b.Doc < first && !recount[b.Doc] {
+					continue
+				}
 				if !f.Cfg.sizesMayLink(a.Size, b.Size) {
 					skipped++
 					continue

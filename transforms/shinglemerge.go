@@ -14,6 +14,7 @@ var (
 	distinctShingles = beam.NewCounter(Namespace, "distinct_shingles")
 	sharedShingles   = beam.NewCounter(Namespace, "shared_shingles")
 	commonDropped    = beam.NewCounter(Namespace, "common_shingles_dropped")
+	recappedCount    = beam.NewCounter(Namespace, "recapped_shingles")
 	phase2Time       = newPhaseTimer("phase2_shingle_merge")
 )
 
@@ -48,7 +49,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 	}
 	packed.SortPostings(all)
 	var out []byte
-	var distinct, shared, dropped int64
+	var distinct, shared, dropped, recapped int64
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].Shingle == all[i].Shingle {
@@ -72,6 +73,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 						b = p.Append(b)
 					}
 					emitRecapped(b)
+					recapped++
 				}
 			}
 		case n >= 2:
@@ -92,5 +94,6 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 	distinctShingles.Inc(ctx, distinct)
 	sharedShingles.Inc(ctx, shared)
 	commonDropped.Inc(ctx, dropped)
+	recappedCount.Inc(ctx, recapped)
 	return nil
 }

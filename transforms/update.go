@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -13,12 +14,14 @@ import (
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/sketch"
 )
 
 func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&indexIdentityFn{})
 	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readIndexPairsFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&mergeIndexPairsFn{})
+	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(int, []byte), error](&recountPairsFn{})
 }
 
 // IndexIdentity gives an update's identical shortcut the index's
@@ -84,6 +87,69 @@ func (f *indexIdentityFn) ProcessElement(ctx context.Context, _ int, keysIt, ske
 	return nil
 }
 
+// UpdatePairs is an update's phase 3. It takes the lists and recapped
+// lists of ShingleMerge and the index's pairs shards, counts the pairs with
+// a new document (PairCount), and completes them with the index's pairs
+// (IndexPairs). It returns PCollection<KV<int, []byte>> of packed.Pair
+// batches per pair partition, as PairCount returns them, for Cluster.
+//
+// MOD_m and MinHash estimates need only counts, so a stored pair that
+// shares a shingle the update made too common loses its count of such
+// shingles. Broder's MIN_s numerator depends on the ranks of every shared
+// shingle, so such pairs are counted again over all their shingles: the
+// index documents in a recapped list are few (at most
+// Config.MaxShingleDocs per newly common shingle), and phase 3 also
+// expands the pairs of two of them.
+func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, pairShards []string, cfg Config) beam.PCollection {
+	s = s.Scope("UpdatePairs")
+	var counted beam.PCollection
+	if cfg.Sketch.Kind == sketch.Min {
+		triplets := beam.ParDo(s, &recountPairsFn{expandPairsFn: expandPairsFn{Cfg: cfg}}, lists, beam.SideInput{Input: recapped})
+		counted = beam.ParDo(s, &mergePairsFn{Cfg: cfg}, beam.GroupByKey(s, triplets))
+	} else {
+		counted = PairCount(s, lists, cfg)
+	}
+	whole := cfg
+	whole.FirstNewDoc = 0
+	uncounts := PairCount(s, recapped, whole)
+	return IndexPairs(s, counted, uncounts, pairShards, cfg)
+}
+
+// recountPairsFn is expandPairsFn that also expands the pairs of two index
+// documents found in the recapped lists (its side input).
+type recountPairsFn struct {
+	expandPairsFn
+	recount map[uint64]bool
+}
+
+// StartBundle and FinishBundle are bundleOut's, with the side input Beam
+// requires them to declare.
+func (f *recountPairsFn) StartBundle(ctx context.Context, _ func(*[]byte) bool, emit func(int, []byte)) {
+	f.bundleOut.StartBundle(ctx, emit)
+}
+
+func (f *recountPairsFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(int, []byte)) {
+	f.bundleOut.FinishBundle(ctx, emit)
+}
+
+func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recapped func(*[]byte) bool, emit func(int, []byte)) error {
+	if f.recount == nil {
+		// The side input is the same for every element: read it once.
+		f.recount = map[uint64]bool{}
+		var b []byte
+		for recapped(&b) {
+			lists, err := packed.AppendPostings(nil, b)
+			if err != nil {
+				return err
+			}
+			for _, p := range lists {
+				f.recount[p.Doc] = true
+			}
+		}
+	}
+	return f.expand(ctx, batch, f.recount, emit)
+}
+
 // IndexPairs completes an update's counted pairs with the index's. It
 // takes pairs, the new-new and new-old pairs of PairCount; uncounts, the
 // index's pairs counted again over the shingles the update pushed over
@@ -116,8 +182,13 @@ func (f *readIndexPairsFn) ProcessElement(ctx context.Context, shard string, emi
 	out := f.bundle(ctx, "index_pairs", parts, emit)
 	for _, r := range rows {
 		a, b := uint64(r.DocA), uint64(r.DocB)
-		out.add(int(packed.PairHash(a, b)%uint64(parts)), packed.Pair{A: a, B: b, Count: uint32(r.Shared),
-			SizeA: uint32(r.SketchSizeA), SizeB: uint32(r.SketchSizeB)})
+		p := packed.Pair{A: a, B: b, Count: uint32(r.Shared), SizeA: uint32(r.SketchSizeA), SizeB: uint32(r.SketchSizeB)}
+		if f.Cfg.Sketch.Kind == sketch.Min {
+			// Estimate's division, undone: exact for these small integers.
+			union := min(f.Cfg.Sketch.N, int(p.SizeA)+int(p.SizeB)-int(p.Count))
+			p.MinShared = uint32(math.Round(r.Resemblance * float64(union)))
+		}
+		out.add(int(packed.PairHash(a, b)%uint64(parts)), p)
 	}
 	return nil
 }
@@ -149,10 +220,36 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 	for _, u := range unc {
 		less[[2]uint64{u.A, u.B}] += u.Count
 	}
+	// For MIN_s, the pairs of two index documents in all were counted
+	// again (UpdatePairs); they replace the stored pairs that lost a
+	// shingle, and only those.
+	recounted := map[[2]uint64]packed.Pair{}
+	if f.Cfg.Sketch.Kind == sketch.Min {
+		kept := all[:0]
+		for _, p := range all {
+			if p.B < f.Cfg.FirstNewDoc {
+				recounted[[2]uint64{p.A, p.B}] = p
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		all = kept
+	}
 	for _, p := range old {
-		n := less[[2]uint64{p.A, p.B}]
+		key := [2]uint64{p.A, p.B}
+		n := less[key]
 		if n > p.Count {
 			return fmt.Errorf("the index's pair (%d, %d) shares %d shingles, and %d of them are now too common: the index's sketches and pairs disagree", p.A, p.B, p.Count, n)
+		}
+		if n > 0 && f.Cfg.Sketch.Kind == sketch.Min {
+			r, ok := recounted[key]
+			if r.Count != p.Count-n {
+				return fmt.Errorf("the index's pair (%d, %d) shares %d shingles, %d of them now too common, and %d when counted again: the index's sketches and pairs disagree", p.A, p.B, p.Count, n, r.Count)
+			}
+			if ok {
+				all = append(all, r)
+			}
+			continue
 		}
 		if p.Count -= n; p.Count > 0 {
 			all = append(all, p)

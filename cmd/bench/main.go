@@ -41,7 +41,7 @@
 // column flags default to cmd/runner's):
 //
 //	bench floor --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]
-//	bench pipeline --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]   (pipelines.Run in-process)
+//	bench pipeline --input GLOB --output DIR [--from INDEX] [--text-column C] [--html-column C] [--cpuprofile FILE]   (pipelines.Run, or Update with --from, in-process)
 //	bench gen --docs N --out DIR [--seed S] [--text ascii|unicode] [--cpuprofile FILE]
 //	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
 //	bench update --input GLOB [--new-share 0.1] [--repeat 2] [--out DIR]   (runner update against a full run)
@@ -144,6 +144,7 @@ func pipelineMain(args []string) error {
 	prof := fs.String("cpuprofile", "", "write a CPU profile here")
 	textCol := fs.String("text-column", "text", "column with the document text")
 	htmlCol := fs.String("html-column", "", "column with raw HTML, used instead of --text-column")
+	from := fs.String("from", "", "an index: run an update of it with --input instead of a full run")
 	fs.Parse(args)
 	if err := flag.CommandLine.Parse(fs.Args()); err != nil {
 		return err
@@ -153,7 +154,15 @@ func pipelineMain(args []string) error {
 		return errors.New("pipeline needs --input and --output")
 	}
 	return profiled(*prof, func() error {
-		m, err := pipelines.Run(context.Background(), pipelines.Options{Input: *input, Output: *out, Config: columnConfig(*textCol, *htmlCol), Flags: map[string]string{}})
+		opt := pipelines.Options{Input: *input, Output: *out, Config: columnConfig(*textCol, *htmlCol), Flags: map[string]string{}, Overwrite: true}
+		opt.Config.Sweep = "2026-01-01" // bench update's
+		run := pipelines.Run
+		if *from != "" {
+			run = func(ctx context.Context, opt pipelines.Options) (*output.Manifest, error) {
+				return pipelines.Update(ctx, pipelines.UpdateOptions{From: *from, Options: opt})
+			}
+		}
+		m, err := run(context.Background(), opt)
 		if err == nil {
 			fmt.Printf("pipeline: %d docs, %d clusters, %d links, %.1fs\n", m.Counts["docs"], m.Counts["clusters"], m.Counts["links"], m.WallSeconds)
 		}
