@@ -49,25 +49,26 @@ type ReclusterOptions struct {
 // The first run's inputs are read only for a --keep by an input column.
 func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	pairRows, links := transforms.Relink(s, index.pairs, cfg)
-	meta, copies, ranks, _ := indexDocs(s, index, cfg)
+	meta, copies, ranks := indexDocs(s, index, cfg)
 	reps := transforms.ReadSketches(s, index.sketches, cfg)
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
-	transforms.Sweeps(s, meta, assignments, reps, cfg) // urls, lost and found
+	transforms.Sweeps(s, meta, assignments, reps, cfg)                  // urls, lost and found
+	transforms.CopyShards(s, index.postings, tables.PostingsTable, cfg) // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
 // rows, identical copies and ranks, as transforms.ReadDocs gives them,
 // except that a --keep by an input column, which the docs table cannot
 // rank by, reads that column of the output's inputs (nothing else).
-func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks, keys beam.PCollection) {
-	meta, copies, ranks, keys = transforms.ReadDocs(s, index.docs, cfg)
+func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks beam.PCollection) {
+	meta, copies, ranks = transforms.ReadDocs(s, index.docs, cfg)
 	if cfg.Keep.NeedsColumn() != "" {
 		ranks = transforms.ScoreRanks(s, index.inputs, cfg)
 		copies = transforms.RankCopies(s, copies, ranks, cfg)
 	}
-	return meta, copies, ranks, keys
+	return meta, copies, ranks
 }
 
 // startFrom begins a run that reads the finished output dir (recluster,
@@ -145,8 +146,8 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 // and update read, and its inputs, at their positions in the doc IDs (a
 // --keep by an input column reads that column of them, nothing else).
 type indexShards struct {
-	docs, pairs, sketches []string
-	inputs                []transforms.InputFile
+	docs, pairs, sketches, postings []string
+	inputs                          []transforms.InputFile
 }
 
 // readIndex lists the docs, pairs and sketches shards of the finished
@@ -159,12 +160,12 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 	for _, t := range []struct {
 		name   string
 		shards *[]string
-	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}} {
+	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}} {
 		shards, err := beamfs.List(ctx, beamfs.Join(dir, t.name, "*.parquet"))
 		if err == nil && len(shards) == 0 {
 			err = fmt.Errorf("%s has no %s table", dir, t.name)
-			if t.name == tables.SketchesTable {
-				err = fmt.Errorf("%w (an output written before the sketches table existed: rerun the full pipeline)", err)
+			if t.name == tables.SketchesTable || t.name == tables.PostingsTable {
+				err = fmt.Errorf("%w (an output of an earlier neardup: rerun the full pipeline)", err)
 			}
 		}
 		if err != nil {
@@ -176,4 +177,6 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 }
 
 // shards are all the table shards, the files an output must not overwrite.
-func (ix indexShards) shards() []string { return slices.Concat(ix.docs, ix.pairs, ix.sketches) }
+func (ix indexShards) shards() []string {
+	return slices.Concat(ix.docs, ix.pairs, ix.sketches, ix.postings)
+}

@@ -35,16 +35,20 @@ var indexSettings = []string{"sketch", "shingle_words", "max_shingle_docs", "equ
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	splits := transforms.ReadSplitsOf(s, files, cfg)
 	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
-	oldMeta, oldCopies, oldRanks, keys := indexDocs(s, index, cfg)
-	oldReps := transforms.IndexIdentity(s, keys, index.sketches, cfg)
-	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldReps, sketches), cfg)
-	lists, recapped := transforms.ShingleMerge(s, postings, cfg)          // phase 2
-	pairs := transforms.UpdatePairs(s, lists, recapped, index.pairs, cfg) // phase 3, new-new and new-old
+	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
+	oldKeys := transforms.IndexKeys(s, index.sketches, cfg)
+	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cfg)
+	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
+	pairs := transforms.UpdatePairs(s, lists, recapped, cfg)     // phase 3, new-new and new-old
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
 	all := beam.Flatten(s, meta, oldMeta)
 	transforms.Assemble(s, all, assignments, stats, cfg)
+	if cfg.MultiSweep {
+		// The lost URLs' resemblances need the index's sketches too.
+		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, cfg))
+	}
 	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
 }
 
@@ -86,8 +90,12 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		m.Inputs = append(m.Inputs, output.Input{Path: f, Bytes: size})
 		m.InputBytes += size
 	}
+	// A multiple of the index's partition count, so that each keyed step
+	// finds the index's records of its partition in one shard.
 	if cfg.Partitions <= 0 {
-		cfg.Partitions = AutoPartitions(m.InputBytes)
+		cfg.Partitions = src.Partitions * max(1, AutoPartitions(m.InputBytes)/src.Partitions)
+	} else if cfg.Partitions%src.Partitions != 0 {
+		return nil, fmt.Errorf("--partitions=%d: an update's partition count must be a multiple of its index's, %d (or leave it out)", cfg.Partitions, src.Partitions)
 	}
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, m.InputBytes)
@@ -100,6 +108,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 
 	index, err := readIndex(ctx, opt.From, src)
 	if err != nil {
+		return nil, err
+	}
+	if cfg.Index, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.sketches, index.postings); err != nil {
 		return nil, err
 	}
 	var newPaths []string

@@ -118,7 +118,9 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 				cfg.Partitions = 5
 				c.set(&cfg)
 				index := run(t, sp.old, cfg)
-				cfg.Partitions = 7 // the update need not match the index's
+				// A multiple of the index's: each update partition reads
+				// part of one index shard.
+				cfg.Partitions = 10
 				up := runUpdate(t, index.dir, sp.new, cfg)
 				full := run(t, sp.all, cfg)
 				checkInvariants(t, up, len(full.docs))
@@ -148,6 +150,7 @@ func TestUpdateRefuses(t *testing.T) {
 		{"other sketch", index.dir, "../testdata/crawl/part-00001.parquet", "sketch", func(c *transforms.Config) { c.Sketch.N = 20 }},
 		{"a file of the index", index.dir, "../testdata/crawl/part-0000[01].parquet", "already in the index", func(*transforms.Config) {}},
 		{"no _SUCCESS", t.TempDir(), "../testdata/crawl/part-00001.parquet", "not a finished neardup output", func(*transforms.Config) {}},
+		{"partitions", index.dir, "../testdata/crawl/part-00001.parquet", "multiple of its index's", func(c *transforms.Config) { c.Partitions = index.manifest.Partitions + 1 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := defaultConfig()

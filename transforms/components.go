@@ -81,6 +81,11 @@ func Components(s beam.Scope, cfg Config, links, copies, ranks, reps beam.PColle
 	} else {
 		labels, tallies = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
 	}
+	if cfg.Index.Partitions > 0 {
+		// An update: attachFn reads the index's sketches of each
+		// partition, and writes the partition's sketches shard anew.
+		reps = beam.Flatten(s, reps, everyPartition(s, cfg))
+	}
 	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
 	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Cfg: cfg}, beam.CoGroupByKey(s, members, clinks))
 	if cfg.TempDir != "" { // tests without an output folder have nowhere to put them
@@ -341,7 +346,7 @@ func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sket
 	}
 	rows := make([]tables.Sketch, len(reps))
 	for i, r := range reps {
-		rows[i] = tables.Sketch{DocID: int64(r.Doc), Sketch: make([]int64, len(r.Values))}
+		rows[i] = tables.Sketch{DocID: int64(r.Doc), IdentityKey: int64(r.Key), Sketch: make([]int64, len(r.Values))}
 		for k, v := range r.Values {
 			rows[i].Sketch[k] = int64(v)
 		}
@@ -388,6 +393,17 @@ func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, links
 	reps, err := decodeBatches(repsIt, packed.AppendSketches)
 	if err != nil {
 		return err
+	}
+	if ix := f.Cfg.Index; ix.Partitions > 0 {
+		old, err := readAligned(ctx, ix, ix.Sketches, part, f.Cfg.Partitions, tables.Read[tables.Sketch], func(r *tables.Sketch, n int) int {
+			return packed.Partition(uint64(r.DocID), n)
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range old {
+			reps = append(reps, sketchOf(r))
+		}
 	}
 	if err := writeSketches(ctx, f.Cfg, part, reps); err != nil {
 		return err

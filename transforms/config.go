@@ -64,7 +64,11 @@ type Config struct {
 	// FirstNewDoc, in an update, is the first doc ID of the new input:
 	// documents below it are the index's, and phase 3 leaves their pairs
 	// among themselves to the index's pairs table (0: a full run).
-	FirstNewDoc  uint64
+	FirstNewDoc uint64
+	// Index, in an update, names the index's table shards by partition,
+	// which the keyed steps read beside the new documents' records of the
+	// same partition (zero: a full run).
+	Index        IndexTables
 	Partitions   int    // hash partitions of every shuffle
 	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run

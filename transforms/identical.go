@@ -69,7 +69,6 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	postings := bundleBatcher(&f.postings, ctx, "postings", f.Cfg.Partitions, emitPostings)
 	copies := bundleBatcher(&f.copies, ctx, "copies", f.Cfg.Partitions, emitCopies)
 	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
-	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
 	var groups, skipped, reps int64
 	for i := 0; i < len(all); {
 		j := i + 1
@@ -78,19 +77,12 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		}
 		rep := all[i]
 		reps++
-		repSketches.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Sketch{Doc: rep.Doc, Values: rep.Values})
-		if f.Cfg.SuperShingle {
-			for _, v := range rep.Supers {
-				postings.add(packed.Partition(v, f.Cfg.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
-			}
-		} else {
-			for r, v := range rep.Values {
-				p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
-				if rankSketch {
-					p.Rank = uint16(r)
-				}
-				postings.add(packed.Partition(v, f.Cfg.Partitions), p)
-			}
+		// In an update, an index representative (IndexKeys) has its
+		// sketch and postings in the index's tables: it only gathers
+		// its new copies.
+		if old := f.Cfg.FirstNewDoc > 0 && rep.Doc < f.Cfg.FirstNewDoc; !old {
+			repSketches.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Sketch{Key: rep.Key, Doc: rep.Doc, Values: rep.Values})
+			f.addPostings(postings, rep)
 		}
 		if j-i > 1 {
 			groups++
@@ -105,4 +97,23 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	identicalSkipped.Inc(ctx, skipped)
 	representatives.Inc(ctx, reps)
 	return nil
+}
+
+// addPostings adds a representative's postings (in super-shingle mode its
+// super-shingles) to the batcher.
+func (f *identicalFn) addPostings(postings *batcher, rep packed.Sketch) {
+	if f.Cfg.SuperShingle {
+		for _, v := range rep.Supers {
+			postings.add(packed.Partition(v, f.Cfg.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
+		}
+		return
+	}
+	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
+	for r, v := range rep.Values {
+		p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
+		if rankSketch {
+			p.Rank = uint16(r)
+		}
+		postings.add(packed.Partition(v, f.Cfg.Partitions), p)
+	}
 }

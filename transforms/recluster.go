@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
-	register.DoFn6x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&readDocsFn{})
+	register.DoFn5x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), error](&readDocsFn{})
 	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readSketchesFn{})
 	register.DoFn3x1[context.Context, InputFile, func(int, []byte), error](&scoreRanksFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&rankCopiesFn{})
@@ -92,32 +92,27 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // the documents' ranks under Config.Keep from the columns the docs table
 // holds (as Sketch returns them). Under --keep=max/min:COLUMN, which the
 // docs table cannot rank by, ranks is empty and copies are keyed by the
-// copy's own partition, for ScoreRanks and RankCopies. In an update
-// (Config.FirstNewDoc) it also returns keys, the representatives'
-// identity keys for IndexIdentity (empty otherwise), so that the docs
-// table is read once.
-func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies, ranks, keys beam.PCollection) {
+// copy's own partition, for ScoreRanks and RankCopies.
+func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies, ranks beam.PCollection) {
 	s = s.Scope("ReadDocs")
-	outs := beam.ParDoN(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
-	return outs[0], outs[1], outs[2], outs[3]
+	return beam.ParDo3(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
 }
 
 type readDocsFn struct {
-	Cfg                 Config
-	copies, ranks, keys *batcher // the bundle's (see batcher)
+	Cfg           Config
+	copies, ranks *batcher // the bundle's (see batcher)
 }
 
-func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies, emitRanks, emitKeys func(int, []byte)) {
-	f.copies, f.ranks, f.keys = nil, nil, nil
+func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte)) {
+	f.copies, f.ranks = nil, nil
 }
 
-func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies, emitRanks, emitKeys func(int, []byte)) {
+func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte)) {
 	finishBatcher(&f.copies, ctx, emitCopies)
 	finishBatcher(&f.ranks, ctx, emitRanks)
-	finishBatcher(&f.keys, ctx, emitKeys)
 }
 
-func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies, emitRanks, emitKeys func(int, []byte)) error {
+func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies, emitRanks func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
 	docs, err := tables.Read[tables.Doc](ctx, shard)
 	if err != nil {
@@ -127,16 +122,12 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	metas := make([][]tables.Doc, parts)
 	copies := bundleBatcher(&f.copies, ctx, "copies", parts, emitCopies)
 	ranks := bundleBatcher(&f.ranks, ctx, "ranks", parts, emitRanks)
-	keys := bundleBatcher(&f.keys, ctx, "index_keys", parts, emitKeys)
 	// A rank by an input column comes from ScoreRanks instead, and each
 	// copy then goes to its own partition for RankCopies to rank it.
 	byColumn := f.Cfg.Keep.NeedsColumn() != ""
 	ranked := f.Cfg.Keep.Ranked() && !byColumn
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
-		if f.Cfg.FirstNewDoc > 0 {
-			addRepKey(keys, f.Cfg, d)
-		}
 		var r float64
 		if ranked && (d.Status == tables.StatusOK || d.Status == tables.StatusTooShort) {
 			r = f.Cfg.Keep.Rank(keep.Doc{Tokens: d.TokenCount, URL: deref(d.URL), Date: deref(d.Date)})
@@ -202,13 +193,18 @@ func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit 
 	}
 	out := f.bundle(ctx, "rep_sketches", f.Cfg.Partitions, emit)
 	for _, r := range rows {
-		values := make([]uint64, len(r.Sketch))
-		for i, v := range r.Sketch {
-			values[i] = uint64(v)
-		}
-		out.add(packed.Partition(uint64(r.DocID), f.Cfg.Partitions), packed.Sketch{Doc: uint64(r.DocID), Values: values})
+		out.add(packed.Partition(uint64(r.DocID), f.Cfg.Partitions), sketchOf(r))
 	}
 	return nil
+}
+
+// sketchOf is a representative's record from its sketches-table row.
+func sketchOf(r tables.Sketch) packed.Sketch {
+	sk := packed.Sketch{Key: uint64(r.IdentityKey), Doc: uint64(r.DocID), Values: make([]uint64, len(r.Sketch))}
+	for i, v := range r.Sketch {
+		sk.Values[i] = uint64(v)
+	}
+	return sk
 }
 
 // ScoreRanks ranks every input row by the numeric column of

@@ -7,6 +7,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 )
 
@@ -33,21 +35,42 @@ func init() {
 // update (Config.FirstNewDoc), the lists of the index's documents for the
 // shingles the new documents push over Config.MaxShingleDocs (the index
 // counted them; a full run would not), in the same form (empty otherwise).
+// It writes every posting, those of single-document and too common
+// shingles included, to the postings table (one shard per partition),
+// and in an update (Config.Index) reads the index's postings of each
+// partition from there, beside the new documents'.
 func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) (lists, recapped beam.PCollection) {
 	s = s.Scope("ShingleMerge")
+	if cfg.Index.Partitions > 0 {
+		postings = beam.Flatten(s, postings, everyPartition(s, cfg))
+	}
 	grouped := beam.GroupByKey(s, postings)
 	return beam.ParDo2(s, &shingleMergeFn{Cfg: cfg}, grouped)
 }
 
 type shingleMergeFn struct{ Cfg Config }
 
-func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
+func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
 	defer phase2Time.done(ctx, time.Now())
 	all, err := decodeBatches(batches, packed.AppendPostings)
 	if err != nil {
 		return err
 	}
+	if ix := f.Cfg.Index; ix.Partitions > 0 {
+		old, err := readAligned(ctx, ix, ix.Postings, part, f.Cfg.Partitions, tables.ReadPostings, func(r *tables.Posting, n int) int {
+			return packed.Partition(uint64(r.Shingle), n)
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range old {
+			all = append(all, packed.Posting{Shingle: uint64(r.Shingle), Doc: uint64(r.DocID), Size: uint32(r.SketchSize), Rank: uint16(r.Rank)})
+		}
+	}
 	packed.SortPostings(all)
+	if err := writePostings(ctx, f.Cfg, part, all); err != nil {
+		return err
+	}
 	var out []byte
 	var distinct, shared, dropped, recapped int64
 	for i := 0; i < len(all); {
@@ -96,4 +119,18 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, _ int, batches func
 	commonDropped.Inc(ctx, dropped)
 	recappedCount.Inc(ctx, recapped)
 	return nil
+}
+
+// writePostings writes the postings shard of one shingle partition,
+// sorted by shingle and doc (the name is fixed by the partition, so a
+// retried bundle rewrites the same file).
+func writePostings(ctx context.Context, cfg Config, part int, all []packed.Posting) error {
+	if len(all) == 0 || cfg.TempDir == "" {
+		return nil
+	}
+	rows := make([]tables.Posting, len(all))
+	for i, p := range all {
+		rows[i] = tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)}
+	}
+	return tables.Write(ctx, beamfs.Join(cfg.TempDir, tables.PostingsTable, tables.ShardName(part)), rows)
 }

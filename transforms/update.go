@@ -11,84 +11,58 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/sketch"
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&indexIdentityFn{})
-	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readIndexPairsFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&mergeIndexPairsFn{})
+	register.DoFn3x1[context.Context, string, func(int, []byte), error](&indexKeysFn{})
 	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(int, []byte), error](&recountPairsFn{})
 }
 
-// IndexIdentity gives an update's identical shortcut the index's
-// representatives. It takes their identity keys (ReadDocs' keys) and the
-// index's sketches shards and returns PCollection<KV<int, []byte>> of packed.Sketch batches keyed by
-// the partition of the fingerprint that decides identity, one per
-// representative (its key from the docs table: the content or lexical
-// fingerprint, or the fingerprint of its sketch), as Sketch returns them
-// for new documents. Their doc IDs are all below the new documents', so
-// each stays its group's representative, and a new identical document
-// becomes its copy.
-func IndexIdentity(s beam.Scope, keys beam.PCollection, sketchShards []string, cfg Config) beam.PCollection {
-	s = s.Scope("IndexIdentity")
-	sketches := ReadSketches(s, sketchShards, cfg)
-	return beam.ParDo(s, &indexIdentityFn{Cfg: cfg}, beam.CoGroupByKey(s, keys, sketches))
+// IndexKeys gives an update's identical shortcut the index's
+// representatives. It takes the index's sketches shards, which hold every
+// representative with its identity key (the content or lexical
+// fingerprint, or the fingerprint of its sketch), reads those two columns
+// only, and returns PCollection<KV<int, []byte>> of packed.Sketch batches
+// without values, keyed by the partition of the key, beside which Sketch
+// sends the new documents. Their doc IDs are all below the new documents',
+// so each stays its group's representative, and a new identical document
+// becomes its copy; their postings and sketches stay in the index's tables
+// (ShingleMerge and Components read them there).
+func IndexKeys(s beam.Scope, sketchShards []string, cfg Config) beam.PCollection {
+	s = s.Scope("IndexKeys")
+	return beam.ParDo(s, &indexKeysFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, sketchShards)))
 }
 
-// addRepKey sends a representative of the index, with its identity key,
-// to its doc partition (a <doc, key> arc), for IndexIdentity; other
-// documents send nothing.
-func addRepKey(out *batcher, cfg Config, d tables.Doc) {
-	if d.IdenticalTo != nil || (d.Status != tables.StatusOK && d.Status != tables.StatusTooShort) {
-		return
-	}
-	key := uint64(d.ContentFingerprint)
-	if cfg.Equivalence != IdenticalContent {
-		// Lexical, and the shingle level's fallback for an empty sketch;
-		// indexIdentityFn puts the sketch's in its place.
-		key = uint64(d.LexicalFingerprint)
-	}
-	out.add(packed.Partition(uint64(d.DocID), cfg.Partitions), packed.Arc{U: uint64(d.DocID), V: key})
+// sketchKey is the part of a sketches-table row that IndexKeys reads.
+type sketchKey struct {
+	DocID       int64 `parquet:"doc_id"`
+	IdentityKey int64 `parquet:"identity_key"`
 }
 
-type indexIdentityFn struct {
+type indexKeysFn struct {
 	Cfg       Config
 	bundleOut // its batcher, kept for the bundle (see batcher)
 }
 
-// ProcessElement joins the representatives of one doc partition with
-// their sketches (a too-short document has none).
-func (f *indexIdentityFn) ProcessElement(ctx context.Context, _ int, keysIt, sketchesIt func(*[]byte) bool, emit func(int, []byte)) error {
-	keys, err := decodeBatches(keysIt, packed.AppendArcs)
+func (f *indexKeysFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
+	defer outputTime.done(ctx, time.Now())
+	rows, err := tables.Read[sketchKey](ctx, shard)
 	if err != nil {
 		return err
 	}
-	sketches, err := decodeBatches(sketchesIt, packed.AppendSketches)
-	if err != nil {
-		return err
-	}
-	values := make(map[uint64][]uint64, len(sketches))
-	for _, sk := range sketches {
-		values[sk.Doc] = sk.Values
-	}
-	h := fingerprint.New(f.Cfg.Seed)
-	out := f.bundle(ctx, "sketches", f.Cfg.Partitions, emit)
-	for _, k := range keys {
-		rec := packed.Sketch{Key: k.V, Doc: k.U, Values: values[k.U]}
-		if f.Cfg.Equivalence == ShingleEquivalent && len(rec.Values) > 0 {
-			rec.Key = h.Combine(rec.Values)
-		}
-		out.add(packed.Partition(rec.Key, f.Cfg.Partitions), rec)
+	out := f.bundle(ctx, "index_keys", f.Cfg.Partitions, emit)
+	for _, r := range rows {
+		out.add(packed.Partition(uint64(r.IdentityKey), f.Cfg.Partitions), packed.Sketch{Key: uint64(r.IdentityKey), Doc: uint64(r.DocID)})
 	}
 	return nil
 }
 
 // UpdatePairs is an update's phase 3. It takes the lists and recapped
-// lists of ShingleMerge and the index's pairs shards, counts the pairs with
+// lists of ShingleMerge, counts the pairs with
 // a new document (PairCount), and completes them with the index's pairs
 // (IndexPairs). It returns PCollection<KV<int, []byte>> of packed.Pair
 // batches per pair partition, as PairCount returns them, for Cluster.
@@ -100,7 +74,7 @@ func (f *indexIdentityFn) ProcessElement(ctx context.Context, _ int, keysIt, ske
 // index documents in a recapped list are few (at most
 // Config.MaxShingleDocs per newly common shingle), and phase 3 also
 // expands the pairs of two of them.
-func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, pairShards []string, cfg Config) beam.PCollection {
+func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("UpdatePairs")
 	var counted beam.PCollection
 	if cfg.Sketch.Kind == sketch.Min {
@@ -112,7 +86,7 @@ func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, pairShards []st
 	whole := cfg
 	whole.FirstNewDoc = 0
 	uncounts := PairCount(s, recapped, whole)
-	return IndexPairs(s, counted, uncounts, pairShards, cfg)
+	return IndexPairs(s, counted, uncounts, cfg)
 }
 
 // recountPairsFn is expandPairsFn that also expands the pairs of two index
@@ -154,50 +128,45 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 // takes pairs, the new-new and new-old pairs of PairCount; uncounts, the
 // index's pairs counted again over the shingles the update pushed over
 // Config.MaxShingleDocs (PairCount of ShingleMerge's recapped lists); and
-// the index's pairs shards. Each stored pair of two index documents loses
-// its uncounted shingles (and goes if none is left), exactly as a full run
+// reads the index's pairs of each pair partition from its pairs shard
+// (Config.Index). Each stored pair of two index documents loses its
+// uncounted shingles (and goes if none is left), exactly as a full run
 // would have counted it; the index's pairs among its own documents are
 // never counted again. It returns PCollection<KV<int, []byte>> of
 // packed.Pair batches per pair partition, as PairCount returns them, for
 // Cluster.
-func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, pairShards []string, cfg Config) beam.PCollection {
+func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("IndexPairs")
-	old := beam.ParDo(s, &readIndexPairsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, pairShards)))
-	return beam.ParDo(s, &mergeIndexPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, uncounts, old))
+	return beam.ParDo(s, &mergeIndexPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, cfg)))
 }
 
-type readIndexPairsFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
-}
-
-// ProcessElement sends the rows of one stored pairs shard to their pair
-// partitions as counted pairs.
-func (f *readIndexPairsFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
-	rows, err := tables.Read[tables.Pair](ctx, shard)
+// indexPairs reads the index's stored pairs of one pair partition as
+// counted pairs.
+func indexPairs(ctx context.Context, cfg Config, part int) ([]packed.Pair, error) {
+	rows, err := readAligned(ctx, cfg.Index, cfg.Index.Pairs, part, cfg.Partitions, tables.Read[tables.Pair], func(r *tables.Pair, n int) int {
+		return int(packed.PairHash(uint64(r.DocA), uint64(r.DocB)) % uint64(n))
+	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	parts := f.Cfg.Partitions
-	out := f.bundle(ctx, "index_pairs", parts, emit)
-	for _, r := range rows {
-		a, b := uint64(r.DocA), uint64(r.DocB)
-		p := packed.Pair{A: a, B: b, Count: uint32(r.Shared), SizeA: uint32(r.SketchSizeA), SizeB: uint32(r.SketchSizeB)}
-		if f.Cfg.Sketch.Kind == sketch.Min {
+	pairs := make([]packed.Pair, len(rows))
+	for i, r := range rows {
+		p := packed.Pair{A: uint64(r.DocA), B: uint64(r.DocB), Count: uint32(r.Shared), SizeA: uint32(r.SketchSizeA), SizeB: uint32(r.SketchSizeB)}
+		if cfg.Sketch.Kind == sketch.Min {
 			// Estimate's division, undone: exact for these small integers.
-			union := min(f.Cfg.Sketch.N, int(p.SizeA)+int(p.SizeB)-int(p.Count))
+			union := min(cfg.Sketch.N, int(p.SizeA)+int(p.SizeB)-int(p.Count))
 			p.MinShared = uint32(math.Round(r.Resemblance * float64(union)))
 		}
-		out.add(int(packed.PairHash(a, b)%uint64(parts)), p)
+		pairs[i] = p
 	}
-	return nil
+	return pairs, nil
 }
 
 type mergeIndexPairsFn struct{ Cfg Config }
 
 // ProcessElement merges one pair partition: the new pairs as counted, the
 // stored ones less their uncounted shingles, sorted by (A, B).
-func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, oldIt func(*[]byte) bool, emit func(int, []byte)) error {
+func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
 	var all, unc []packed.Pair
 	var b []byte
@@ -212,7 +181,7 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 			return err
 		}
 	}
-	old, err := decodeBatches(oldIt, packed.AppendPairs)
+	old, err := indexPairs(ctx, f.Cfg, part)
 	if err != nil {
 		return err
 	}

@@ -215,6 +215,8 @@ func writeEmpty(ctx context.Context, table, name string) error {
 		return tables.Write[tables.Contained](ctx, name, nil)
 	case tables.SketchesTable:
 		return tables.Write[tables.Sketch](ctx, name, nil)
+	case tables.PostingsTable:
+		return tables.Write[tables.Posting](ctx, name, nil)
 	case tables.URLsTable:
 		return tables.Write[tables.URL](ctx, name, nil)
 	case tables.LostTable:

@@ -33,6 +33,9 @@ func Diff(ctx context.Context, dirA, dirB string, only ...string) error {
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(deref(x.FoundDocID), deref(y.FoundDocID)))
 	}, deepEqual[Lost]))
 	check(SketchesTable, diffTable(ctx, dirA, dirB, SketchesTable, func(x, y Sketch) int { return cmp.Compare(x.DocID, y.DocID) }, deepEqual[Sketch]))
+	check(PostingsTable, diffTable(ctx, dirA, dirB, PostingsTable, func(x, y Posting) int {
+		return cmp.Or(cmp.Compare(x.Shingle, y.Shingle), cmp.Compare(x.DocID, y.DocID))
+	}, deepEqual[Posting]))
 	if len(errs) > 0 {
 		return fmt.Errorf("%s and %s differ: %v", dirA, dirB, errs)
 	}

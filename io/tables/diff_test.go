@@ -3,8 +3,11 @@ package tables
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 func writeOutput(t *testing.T, docs []Doc, pairs []Pair) string {
@@ -23,6 +26,9 @@ func writeOutput(t *testing.T, docs []Doc, pairs []Pair) string {
 		PairsTable:     func(n string) error { return Write(ctx, n, pairs) },
 		ContainedTable: func(n string) error { return Write(ctx, n, ContainedRows(pairs, 0.8)) },
 		SketchesTable:  func(n string) error { return Write(ctx, n, []Sketch{{DocID: 1, Sketch: []int64{-5, 7}}}) },
+		PostingsTable: func(n string) error {
+			return Write(ctx, n, []Posting{{Shingle: -5, DocID: 1, SketchSize: 2}, {Shingle: 7, DocID: 1, SketchSize: 2, Rank: 1}})
+		},
 		URLsTable: func(n string) error {
 			return Write(ctx, n, []URL{{URL: "https://a.test/", FirstSweep: "2026-01-01", LastSweep: "2026-01-01", Docs: 1, LastDocID: 1}})
 		},
@@ -51,5 +57,59 @@ func TestDiff(t *testing.T) {
 	}
 	if err := Diff(ctx, a, writeOutput(t, docs, nil)); err == nil || !strings.Contains(err.Error(), "pairs") {
 		t.Errorf("a missing pair went unnoticed: %v", err)
+	}
+}
+
+// TestReadMissingColumn: a table of an earlier version, without a column
+// the current row type has, fails naming the column instead of reading
+// zeros.
+func TestReadMissingColumn(t *testing.T) {
+	type oldSketch struct {
+		DocID  int64   `parquet:"doc_id"`
+		Sketch []int64 `parquet:"sketch,list"`
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := parquet.WriteFile(name, []oldSketch{{DocID: 1, Sketch: []int64{2, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Read[Sketch](context.Background(), name)
+	if err == nil || !strings.Contains(err.Error(), `"identity_key"`) {
+		t.Fatalf("Read of a table without identity_key: %v", err)
+	}
+	rows, err := Read[oldSketch](context.Background(), name)
+	if err != nil || len(rows) != 1 || rows[0].Sketch[1] != 3 {
+		t.Fatalf("Read of the columns it has: %v, %v", rows, err)
+	}
+}
+
+// TestReadPostings: the columnar reader gives Read's rows, over several
+// row groups and pages.
+func TestReadPostings(t *testing.T) {
+	ctx := context.Background()
+	rows := make([]Posting, 300_000)
+	for i := range rows {
+		rows[i] = Posting{Shingle: int64(i) * 7919, DocID: int64(i*31) % 1000, SketchSize: int32(i % 97), Rank: int32(i % 13)}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, name, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPostings(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read[Posting](ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, rows) || !slices.Equal(want, rows) {
+		t.Fatalf("ReadPostings read %d rows, Read %d, of %d written, or other values", len(got), len(want), len(rows))
+	}
+	other := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, other, []Sketch{{DocID: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPostings(ctx, other); err == nil || !strings.Contains(err.Error(), `"shingle"`) {
+		t.Fatalf("ReadPostings of a sketches shard: %v, want an error naming the column", err)
 	}
 }

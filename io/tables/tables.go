@@ -104,8 +104,22 @@ func ContainedRows(pairs []Pair, threshold float64) []Contained {
 // as INT64 with the same bits. Recluster compares members with their kept
 // document by them.
 type Sketch struct {
-	DocID  int64   `parquet:"doc_id"`
-	Sketch []int64 `parquet:"sketch,list"`
+	DocID       int64   `parquet:"doc_id"`
+	IdentityKey int64   `parquet:"identity_key"`
+	Sketch      []int64 `parquet:"sketch,list"`
+}
+
+// Posting is one row of postings/: one value of a representative's
+// sketch (Broder's <shingle, doc> pair), with the sketch's size and the
+// value's rank in it. Each shard holds one shingle partition sorted by
+// shingle and doc, every representative's values, those of shingles too
+// common to count included: an update merges its new documents' values
+// with them, so that each shingle's document count stays right.
+type Posting struct {
+	Shingle    int64 `parquet:"shingle,delta"`
+	DocID      int64 `parquet:"doc_id"`
+	SketchSize int32 `parquet:"sketch_size"`
+	Rank       int32 `parquet:"rank"`
 }
 
 // URL is one row of urls/: a URL and the sweeps it was seen in.
@@ -137,12 +151,13 @@ const (
 	PairsTable     = "pairs"
 	ContainedTable = "contained"
 	SketchesTable  = "sketches"
+	PostingsTable  = "postings"
 	URLsTable      = "urls"
 	LostTable      = "lost"
 )
 
 // Tables lists every output table.
-var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable, URLsTable, LostTable}
+var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable, PostingsTable, URLsTable, LostTable}
 
 // ShardName is the file name of shard i of a table.
 func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
