@@ -146,8 +146,8 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 // and update read, and its inputs, at their positions in the doc IDs (a
 // --keep by an input column reads that column of them, nothing else).
 type indexShards struct {
-	docs, pairs, sketches, postings []string
-	inputs                          []transforms.InputFile
+	docs, pairs, sketches, postings, urls []string
+	inputs                                []transforms.InputFile
 }
 
 // readIndex lists the docs, pairs and sketches shards of the finished
@@ -160,7 +160,7 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 	for _, t := range []struct {
 		name   string
 		shards *[]string
-	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}} {
+	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}, {tables.URLsTable, &index.urls}} {
 		shards, err := beamfs.List(ctx, beamfs.Join(dir, t.name, "*.parquet"))
 		if err == nil && len(shards) == 0 {
 			err = fmt.Errorf("%s has no %s table", dir, t.name)
@@ -178,5 +178,5 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 
 // shards are all the table shards, the files an output must not overwrite.
 func (ix indexShards) shards() []string {
-	return slices.Concat(ix.docs, ix.pairs, ix.sketches, ix.postings)
+	return slices.Concat(ix.docs, ix.pairs, ix.sketches, ix.postings, ix.urls)
 }

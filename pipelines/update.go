@@ -43,8 +43,10 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
+	transforms.Assemble(s, meta, assignments, stats, cfg) // the index's rows read there
+	// The index's URLs are in its urls table; oldMeta holds only its
+	// documents of the latest sweep, for the lost and found.
 	all := beam.Flatten(s, meta, oldMeta)
-	transforms.Assemble(s, all, assignments, stats, cfg)
 	if cfg.MultiSweep {
 		// The lost URLs' resemblances need the index's sketches too.
 		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, cfg))
@@ -110,7 +112,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Index, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.sketches, index.postings); err != nil {
+	if cfg.Index, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.sketches, index.postings, index.urls); err != nil {
 		return nil, err
 	}
 	var newPaths []string

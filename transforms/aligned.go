@@ -25,18 +25,18 @@ func init() {
 // step of the update reads that shard where the new records of p meet,
 // and the index's records never travel through a shuffle.
 type IndexTables struct {
-	Partitions                      int
-	Docs, Pairs, Sketches, Postings []string
+	Partitions                            int
+	Docs, Pairs, Sketches, Postings, URLs []string
 }
 
 // NewIndexTables sorts the shards of an index with partitions partitions
 // by their partition, from their names (tables.ShardName).
-func NewIndexTables(partitions int, docs, pairs, sketches, postings []string) (IndexTables, error) {
+func NewIndexTables(partitions int, docs, pairs, sketches, postings, urls []string) (IndexTables, error) {
 	ix := IndexTables{Partitions: partitions}
 	for _, t := range []struct {
 		in  []string
 		out *[]string
-	}{{docs, &ix.Docs}, {pairs, &ix.Pairs}, {sketches, &ix.Sketches}, {postings, &ix.Postings}} {
+	}{{docs, &ix.Docs}, {pairs, &ix.Pairs}, {sketches, &ix.Sketches}, {postings, &ix.Postings}, {urls, &ix.URLs}} {
 		*t.out = make([]string, partitions)
 		for _, name := range t.in {
 			var q int

@@ -38,9 +38,14 @@ func init() {
 // Assemble takes the docs-table rows of Sketch and the assignments and
 // cluster stats of Cluster, all keyed by doc partition, joins them and
 // writes one docs shard and one clusters shard per partition under
-// Config.TempDir. It returns PCollection<string> of the shard files written.
+// Config.TempDir. In an update (Config.Index) the index's docs rows of
+// each partition are read from its docs shard there. It returns
+// PCollection<string> of the shard files written.
 func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Config) beam.PCollection {
 	s = s.Scope("Assemble")
+	if cfg.Index.Partitions > 0 {
+		meta = beam.Flatten(s, meta, everyPartition(s, cfg))
+	}
 	joined := beam.CoGroupByKey(s, meta, assignments, stats)
 	files := beam.ParDo(s, &assembleFn{Cfg: cfg}, joined)
 	drain(s, files)
@@ -59,6 +64,18 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	docs, err := decodeBatches(metas, tables.Decode[tables.Doc])
 	if err != nil {
 		return err
+	}
+	if ix := f.Cfg.Index; ix.Partitions > 0 {
+		old, err := readAligned(ctx, ix, ix.Docs, part, f.Cfg.Partitions, tables.Read[tables.Doc], func(d *tables.Doc, n int) int {
+			return packed.Partition(uint64(d.DocID), n)
+		})
+		if err != nil {
+			return err
+		}
+		for i := range old {
+			clearClusterColumns(&old[i])
+		}
+		docs = append(docs, old...)
 	}
 	asg, err := decodeBatches(assigns, packed.AppendAssignments)
 	if err != nil {
@@ -156,4 +173,10 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 		emit(name)
 	}
 	return nil
+}
+
+// clearClusterColumns empties the columns clusters.Join fills, on a docs
+// row of an earlier run that is clustered again.
+func clearClusterColumns(d *tables.Doc) {
+	d.ClusterID, d.IdenticalTo, d.IsRepresentative, d.KeptDocID, d.ResemblanceToKept = nil, nil, false, nil, nil
 }

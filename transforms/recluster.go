@@ -114,7 +114,13 @@ func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies, emi
 
 func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies, emitRanks func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
-	docs, err := tables.Read[tables.Doc](ctx, shard)
+	var docs []tables.Doc
+	var err error
+	if f.Cfg.Index.Partitions > 0 {
+		docs, err = readDocColumns(ctx, shard)
+	} else {
+		docs, err = tables.Read[tables.Doc](ctx, shard)
+	}
 	if err != nil {
 		return err
 	}
@@ -149,7 +155,15 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 		case tables.StatusTooShort:
 			nShort++
 		}
-		d.ClusterID, d.IdenticalTo, d.IsRepresentative, d.KeptDocID = nil, nil, false, nil
+		if f.Cfg.Index.Partitions > 0 {
+			// An update: Assemble reads the rows where they are; only
+			// the lost and found needs those of the latest sweep.
+			if !f.Cfg.MultiSweep || d.Sweep != f.Cfg.LatestSweep {
+				continue
+			}
+			d = tables.Doc{DocID: d.DocID, URL: d.URL, Sweep: d.Sweep}
+		}
+		clearClusterColumns(&d)
 		p := packed.Partition(uint64(d.DocID), parts)
 		metas[p] = append(metas[p], d)
 	}
@@ -162,6 +176,32 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	docsTooShort.Inc(ctx, nShort)
 	identicalSkipped.Inc(ctx, nCopies)
 	return nil
+}
+
+// docColumns are the docs columns an update needs beside Assemble: the
+// copies, the ranks under --keep, the counts and, for the lost and found,
+// the URLs of the latest sweep.
+type docColumns struct {
+	DocID       int64   `parquet:"doc_id"`
+	URL         *string `parquet:"url,optional"`
+	Date        *string `parquet:"date,optional"`
+	Sweep       string  `parquet:"sweep,dict"`
+	Status      string  `parquet:"status"`
+	TokenCount  int64   `parquet:"token_count"`
+	IdenticalTo *int64  `parquet:"identical_to,optional"`
+}
+
+// readDocColumns reads those columns of a docs shard only.
+func readDocColumns(ctx context.Context, shard string) ([]tables.Doc, error) {
+	rows, err := tables.Read[docColumns](ctx, shard)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]tables.Doc, len(rows))
+	for i, r := range rows {
+		docs[i] = tables.Doc{DocID: r.DocID, URL: r.URL, Date: r.Date, Sweep: r.Sweep, Status: r.Status, TokenCount: r.TokenCount, IdenticalTo: r.IdenticalTo}
+	}
+	return docs, nil
 }
 
 func deref(s *string) string {

@@ -55,6 +55,9 @@ func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, cfg Config) 
 	}
 	s = s.Scope("Sweeps")
 	seen, live := beam.ParDo2(s, &urlSeenFn{Cfg: cfg}, meta)
+	if cfg.Index.Partitions > 0 {
+		seen = beam.Flatten(s, seen, everyPartition(s, cfg))
+	}
 	lostMarks := beam.ParDo(s, &urlsFn{Cfg: cfg}, beam.GroupByKey(s, seen))
 	if !cfg.MultiSweep {
 		drainKV(s, lostMarks) // none; see drain
@@ -116,9 +119,13 @@ func (f *urlSeenFn) ProcessElement(ctx context.Context, part int, sealed []byte,
 			continue
 		}
 		u := urlSeen{URL: *d.URL, Sweep: d.Sweep, Doc: d.DocID}
-		p := packed.Partition(h.String(u.URL), parts)
-		f.seen[p] = append(f.seen[p], u)
-		f.held += 32 + len(u.URL) + len(u.Sweep)
+		// In an update, the index's URLs are in its urls table, which
+		// urlsFn reads.
+		if f.Cfg.Index.Partitions == 0 || uint64(d.DocID) >= f.Cfg.FirstNewDoc {
+			p := packed.Partition(h.String(u.URL), parts)
+			f.seen[p] = append(f.seen[p], u)
+			f.held += 32 + len(u.URL) + len(u.Sweep)
+		}
 		if f.Cfg.MultiSweep && d.Sweep == f.Cfg.LatestSweep {
 			f.live[part] = append(f.live[part], u)
 			f.held += 32 + len(u.URL) + len(u.Sweep)
@@ -152,7 +159,6 @@ func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]b
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(x.Sweep, y.Sweep), cmp.Compare(x.Doc, y.Doc))
 	})
 	var rows []tables.URL
-	lost := make([][]urlSeen, f.Cfg.Partitions)
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].URL == all[i].URL {
@@ -164,11 +170,24 @@ func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]b
 			k--
 		}
 		rows = append(rows, tables.URL{URL: all[i].URL, FirstSweep: all[i].Sweep, LastSweep: last, Docs: int64(j - i), LastDocID: all[k].Doc})
-		if f.Cfg.MultiSweep && last < f.Cfg.LatestSweep {
-			p := packed.Partition(uint64(all[k].Doc), f.Cfg.Partitions)
-			lost[p] = append(lost[p], all[k])
-		}
 		i = j
+	}
+	if ix := f.Cfg.Index; ix.Partitions > 0 {
+		h := fingerprint.New(f.Cfg.Seed)
+		old, err := readAligned(ctx, ix, ix.URLs, part, f.Cfg.Partitions, tables.Read[tables.URL], func(u *tables.URL, n int) int {
+			return packed.Partition(h.String(u.URL), n)
+		})
+		if err != nil {
+			return err
+		}
+		rows = mergeURLs(old, rows)
+	}
+	lost := make([][]urlSeen, f.Cfg.Partitions)
+	for _, r := range rows {
+		if f.Cfg.MultiSweep && r.LastSweep < f.Cfg.LatestSweep {
+			p := packed.Partition(uint64(r.LastDocID), f.Cfg.Partitions)
+			lost[p] = append(lost[p], urlSeen{URL: r.URL, Sweep: r.LastSweep, Doc: r.LastDocID})
+		}
 	}
 	for p, l := range lost {
 		if len(l) > 0 {
@@ -313,4 +332,36 @@ func optInt(p *int64) int64 {
 		return -1
 	}
 	return *p
+}
+
+// mergeURLs merges the urls rows of an index (old, any order) with those
+// of an update's new documents (rows, sorted by URL), as if the rows had
+// been computed over the documents of both: the new documents' IDs are
+// all above the index's, so the smallest document of a last sweep both
+// saw is the index's.
+func mergeURLs(old, rows []tables.URL) []tables.URL {
+	slices.SortFunc(old, func(x, y tables.URL) int { return cmp.Compare(x.URL, y.URL) })
+	out := make([]tables.URL, 0, len(old)+len(rows))
+	i, j := 0, 0
+	for i < len(old) || j < len(rows) {
+		switch {
+		case j == len(rows) || (i < len(old) && old[i].URL < rows[j].URL):
+			out = append(out, old[i])
+			i++
+		case i == len(old) || rows[j].URL < old[i].URL:
+			out = append(out, rows[j])
+			j++
+		default:
+			o, n := old[i], rows[j]
+			m := tables.URL{URL: o.URL, FirstSweep: min(o.FirstSweep, n.FirstSweep), LastSweep: max(o.LastSweep, n.LastSweep),
+				Docs: o.Docs + n.Docs, LastDocID: o.LastDocID}
+			if n.LastSweep > o.LastSweep {
+				m.LastDocID = n.LastDocID
+			}
+			out = append(out, m)
+			i++
+			j++
+		}
+	}
+	return out
 }

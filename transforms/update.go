@@ -1,11 +1,9 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -143,7 +141,7 @@ func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, cfg Config) beam
 // indexPairs reads the index's stored pairs of one pair partition as
 // counted pairs.
 func indexPairs(ctx context.Context, cfg Config, part int) ([]packed.Pair, error) {
-	rows, err := readAligned(ctx, cfg.Index, cfg.Index.Pairs, part, cfg.Partitions, tables.Read[tables.Pair], func(r *tables.Pair, n int) int {
+	rows, err := readAligned(ctx, cfg.Index, cfg.Index.Pairs, part, cfg.Partitions, tables.ReadPairCounts, func(r *tables.Pair, n int) int {
 		return int(packed.PairHash(uint64(r.DocA), uint64(r.DocB)) % uint64(n))
 	})
 	if err != nil {
@@ -165,7 +163,7 @@ func indexPairs(ctx context.Context, cfg Config, part int) ([]packed.Pair, error
 type mergeIndexPairsFn struct{ Cfg Config }
 
 // ProcessElement merges one pair partition: the new pairs as counted, the
-// stored ones less their uncounted shingles, sorted by (A, B).
+// stored ones less their uncounted shingles, in packed.SortPairs order.
 func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
 	var all, unc []packed.Pair
@@ -224,7 +222,7 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 			all = append(all, p)
 		}
 	}
-	slices.SortFunc(all, func(x, y packed.Pair) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+	packed.SortPairs(all) // as mergePairsFn leaves a full run's
 	var out []byte
 	for _, p := range all {
 		out = p.Append(out)

@@ -113,3 +113,32 @@ func TestReadPostings(t *testing.T) {
 		t.Fatalf("ReadPostings of a sketches shard: %v, want an error naming the column", err)
 	}
 }
+
+// TestReadPairCounts: the columnar reader gives Read's values of the
+// columns it reads, and leaves the containments out.
+func TestReadPairCounts(t *testing.T) {
+	ctx := context.Background()
+	c := 0.5
+	rows := make([]Pair, 200_000)
+	for i := range rows {
+		rows[i] = Pair{DocA: int64(i), DocB: int64(i + 1 + i%7), Shared: int32(i % 50), SketchSizeA: int32(i % 70), SketchSizeB: int32(i % 90),
+			Resemblance: float64(i%1000) / 1000, ContainmentAInB: &c, Linked: i%3 == 0}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, name, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPairCounts(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(got), len(rows))
+	}
+	for i, r := range rows {
+		r.ContainmentAInB, r.Linked = nil, false
+		if got[i] != r {
+			t.Fatalf("row %d: %+v, want %+v", i, got[i], r)
+		}
+	}
+}

@@ -66,73 +66,89 @@ func ReadTable[T any](ctx context.Context, dir, table string) ([]T, error) {
 // times slower on this table of millions of small rows, which an update
 // reads whole.
 func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
+	var rows []Posting
+	err := readColumns(ctx, name, []string{"shingle", "doc_id", "sketch_size", "rank"}, func(n int) { rows = slices.Grow(rows, n)[:len(rows)+n] },
+		func(col, i int, v parquet.Value) {
+			switch r := &rows[i]; col {
+			case 0:
+				r.Shingle = v.Int64()
+			case 1:
+				r.DocID = v.Int64()
+			case 2:
+				r.SketchSize = v.Int32()
+			default:
+				r.Rank = v.Int32()
+			}
+		})
+	return rows, err
+}
+
+// ReadPairCounts reads the columns of a pairs shard that an update needs
+// (doc_a, doc_b, shared, sketch sizes, resemblance) column by column, as
+// ReadPostings does.
+func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
+	var rows []Pair
+	err := readColumns(ctx, name, []string{"doc_a", "doc_b", "shared", "sketch_size_a", "sketch_size_b", "resemblance"}, func(n int) { rows = slices.Grow(rows, n)[:len(rows)+n] },
+		func(col, i int, v parquet.Value) {
+			switch r := &rows[i]; col {
+			case 0:
+				r.DocA = v.Int64()
+			case 1:
+				r.DocB = v.Int64()
+			case 2:
+				r.Shared = v.Int32()
+			case 3:
+				r.SketchSizeA = v.Int32()
+			case 4:
+				r.SketchSizeB = v.Int32()
+			default:
+				r.Resemblance = v.Double()
+			}
+		})
+	return rows, err
+}
+
+// readColumns reads the required, flat columns cols of a Parquet file
+// column by column: grow adds n rows (a row group's) for set to fill with
+// set(column's position in cols, row, value).
+func readColumns(ctx context.Context, name string, cols []string, grow func(n int), set func(col, row int, v parquet.Value)) error {
 	r, size, err := beamfs.OpenReaderAt(ctx, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer r.Close()
 	f, err := parquet.OpenFile(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	cols := []string{"shingle", "doc_id", "sketch_size", "rank"}
 	index := make([]int, len(cols))
 	for c, col := range cols {
 		leaf, ok := f.Schema().Lookup(col)
 		if !ok {
-			return nil, fmt.Errorf("%s has no column %q: it was written by an earlier neardup (rerun the full pipeline)", name, col)
+			return fmt.Errorf("%s has no column %q: it was written by an earlier neardup (rerun the full pipeline)", name, col)
+		}
+		if leaf.MaxDefinitionLevel > 0 || leaf.MaxRepetitionLevel > 0 {
+			return fmt.Errorf("%s: column %q is not a required flat column", name, col)
 		}
 		index[c] = leaf.ColumnIndex
 	}
-	rows := make([]Posting, 0, f.NumRows())
-	var i64 []int64
-	var i32 []int32
+	buf := make([]parquet.Value, 4096)
+	base := 0
 	for _, rg := range f.RowGroups() {
-		base := len(rows)
-		rows = rows[:base+int(rg.NumRows())]
+		n := int(rg.NumRows())
+		grow(n)
 		for c := range cols {
 			i := base
-			err := eachPage(rg.ColumnChunks()[index[c]], func(v parquet.ValueReader) error {
+			err := eachPage(rg.ColumnChunks()[index[c]], func(vr parquet.ValueReader) error {
 				for {
-					var n int
-					var err error
-					switch c {
-					case 0, 1:
-						r, ok := v.(parquet.Int64Reader)
-						if !ok {
-							return fmt.Errorf("column %s is not INT64", cols[c])
-						}
-						i64 = slices.Grow(i64[:0], 4096)[:4096]
-						n, err = r.ReadInt64s(i64)
-						if i+n > len(rows) {
-							return fmt.Errorf("column %s has more values than rows", cols[c])
-						}
-						for k, x := range i64[:n] {
-							if c == 0 {
-								rows[i+k].Shingle = x
-							} else {
-								rows[i+k].DocID = x
-							}
-						}
-					default:
-						r, ok := v.(parquet.Int32Reader)
-						if !ok {
-							return fmt.Errorf("column %s is not INT32", cols[c])
-						}
-						i32 = slices.Grow(i32[:0], 4096)[:4096]
-						n, err = r.ReadInt32s(i32)
-						if i+n > len(rows) {
-							return fmt.Errorf("column %s has more values than rows", cols[c])
-						}
-						for k, x := range i32[:n] {
-							if c == 2 {
-								rows[i+k].SketchSize = x
-							} else {
-								rows[i+k].Rank = x
-							}
-						}
+					k, err := vr.ReadValues(buf)
+					if i+k > base+n {
+						return fmt.Errorf("column %s has more values than rows", cols[c])
 					}
-					i += n
+					for _, v := range buf[:k] {
+						set(c, i, v)
+						i++
+					}
 					if errors.Is(err, io.EOF) {
 						return nil
 					}
@@ -141,15 +157,16 @@ func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
 					}
 				}
 			})
-			if err == nil && i != len(rows) {
-				err = fmt.Errorf("column %s has %d values for %d rows", cols[c], i-base, len(rows)-base)
+			if err == nil && i != base+n {
+				err = fmt.Errorf("column %s has %d values for %d rows", cols[c], i-base, n)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
+		base += n
 	}
-	return rows, nil
+	return nil
 }
 
 // eachPage calls fn with the values of every page of a column chunk.

