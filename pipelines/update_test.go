@@ -102,6 +102,9 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		{"minhash common shingles", func(c *transforms.Config) {
 			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.MinHash, N: 64}, 3
 		}, false},
+		// The kept document by the docs table's columns, read from the
+		// index's docs table.
+		{"keep shortest URL", func(c *transforms.Config) { c.Keep, _ = keep.Parse("shortest-url") }, false},
 		// The kept document by an input column, read from the index's
 		// inputs for its documents.
 		{"keep by column", func(c *transforms.Config) {

@@ -117,7 +117,7 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	var docs []tables.Doc
 	var err error
 	if f.Cfg.Index.Partitions > 0 {
-		docs, err = readDocColumns(ctx, shard)
+		docs, err = readDocColumns(ctx, shard, f.Cfg.Keep.Ranked() || f.Cfg.MultiSweep)
 	} else {
 		docs, err = tables.Read[tables.Doc](ctx, shard)
 	}
@@ -191,8 +191,24 @@ type docColumns struct {
 	IdenticalTo *int64  `parquet:"identical_to,optional"`
 }
 
-// readDocColumns reads those columns of a docs shard only.
-func readDocColumns(ctx context.Context, shard string) ([]tables.Doc, error) {
+// copyColumns are those of docColumns that the copies need.
+type copyColumns struct {
+	DocID       int64  `parquet:"doc_id"`
+	Status      string `parquet:"status"`
+	IdenticalTo *int64 `parquet:"identical_to,optional"`
+}
+
+// readDocColumns reads those columns of a docs shard only, and only the
+// copies' unless all is set.
+func readDocColumns(ctx context.Context, shard string, all bool) ([]tables.Doc, error) {
+	if !all {
+		rows, err := tables.Read[copyColumns](ctx, shard)
+		docs := make([]tables.Doc, len(rows))
+		for i, r := range rows {
+			docs[i] = tables.Doc{DocID: r.DocID, Status: r.Status, IdenticalTo: r.IdenticalTo}
+		}
+		return docs, err
+	}
 	rows, err := tables.Read[docColumns](ctx, shard)
 	if err != nil {
 		return nil, err

@@ -72,7 +72,7 @@ var (
 	componentsFlag = flag.String("components", "auto", "how phase 4 finds the connected components: single (one worker's union-find), distributed (large-star/small-star rounds over all workers), or auto (single below 8 GiB of input)")
 	rounds         = flag.Int("component-rounds", 16, "distributed components: large-star/small-star rounds before the finishing union-find of what is left")
 	from           = flag.String("from", "", "recluster: the finished output folder to recluster; update: the finished output to take as the index")
-	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: one per 8 MiB of input, at least 4)")
+	partitions     = flag.Int("partitions", 0, "hash partitions per shuffle (0: the square root of the input size in 2 MiB units, at least 4; in an update, a multiple of the index's)")
 	seed           = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
 	maxDocBytes    = flag.Int("max-doc-bytes", 4<<20, "documents (text or HTML) longer than this many bytes are rejected, with a reason in the docs table (0: no limit)")
 	onBadFile      = flag.String("on-bad-file", "fail", "an unreadable input file or row group: fail (stop, naming the file and why) or skip (go on; its rows that can be named are rejected docs rows, and the manifest lists it)")

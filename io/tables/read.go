@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -15,20 +14,16 @@ import (
 
 // Read reads every row of one Parquet file written by Write.
 func Read[T any](ctx context.Context, name string) ([]T, error) {
-	r, size, err := beamfs.OpenReaderAt(ctx, name)
+	f, closer, err := open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	f, err := parquet.OpenFile(r, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
+	defer closer.Close()
 	// A missing column would read as zeros: an output of an earlier
 	// version must fail clearly instead.
 	for _, path := range parquet.SchemaOf(*new(T)).Columns() {
 		if _, ok := f.Schema().Lookup(path...); !ok {
-			return nil, fmt.Errorf("%s has no column %q: it was written by an earlier neardup (rerun the full pipeline)", name, strings.Join(path, "."))
+			return nil, noColumn(name, strings.Join(path, "."))
 		}
 	}
 	rd := parquet.NewGenericReader[T](f)
@@ -39,6 +34,26 @@ func Read[T any](ctx context.Context, name string) ([]T, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rows[:n], nil
+}
+
+// open opens the Parquet file name on any Beam filesystem; closer closes
+// it.
+func open(ctx context.Context, name string) (*parquet.File, io.Closer, error) {
+	r, size, err := beamfs.OpenReaderAt(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := parquet.OpenFile(r, size)
+	if err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return f, r, nil
+}
+
+// noColumn is the error for a table without one of its columns.
+func noColumn(name, col string) error {
+	return fmt.Errorf("%s has no column %q: it was written by an earlier neardup (rerun the full pipeline)", name, col)
 }
 
 // ReadTable reads every shard of one table of an output folder.
@@ -62,91 +77,73 @@ func ReadTable[T any](ctx context.Context, dir, table string) ([]T, error) {
 }
 
 // ReadPostings reads a postings shard as Read[Posting] does, column by
-// column: parquet-go's generic reader assembles rows value by value, 15
+// column: parquet-go's generic reader assembles rows value by value, 4
 // times slower on this table of millions of small rows, which an update
 // reads whole.
 func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
-	var rows []Posting
-	err := readColumns(ctx, name, []string{"shingle", "doc_id", "sketch_size", "rank"}, func(n int) { rows = slices.Grow(rows, n)[:len(rows)+n] },
-		func(col, i int, v parquet.Value) {
-			switch r := &rows[i]; col {
-			case 0:
-				r.Shingle = v.Int64()
-			case 1:
-				r.DocID = v.Int64()
-			case 2:
-				r.SketchSize = v.Int32()
-			default:
-				r.Rank = v.Int32()
-			}
-		})
-	return rows, err
+	return readColumns(ctx, name, []column[Posting]{
+		{"shingle", func(r *Posting, v parquet.Value) { r.Shingle = v.Int64() }},
+		{"doc_id", func(r *Posting, v parquet.Value) { r.DocID = v.Int64() }},
+		{"sketch_size", func(r *Posting, v parquet.Value) { r.SketchSize = v.Int32() }},
+		{"rank", func(r *Posting, v parquet.Value) { r.Rank = v.Int32() }},
+	})
 }
 
 // ReadPairCounts reads the columns of a pairs shard that an update needs
 // (doc_a, doc_b, shared, sketch sizes, resemblance) column by column, as
 // ReadPostings does.
 func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
-	var rows []Pair
-	err := readColumns(ctx, name, []string{"doc_a", "doc_b", "shared", "sketch_size_a", "sketch_size_b", "resemblance"}, func(n int) { rows = slices.Grow(rows, n)[:len(rows)+n] },
-		func(col, i int, v parquet.Value) {
-			switch r := &rows[i]; col {
-			case 0:
-				r.DocA = v.Int64()
-			case 1:
-				r.DocB = v.Int64()
-			case 2:
-				r.Shared = v.Int32()
-			case 3:
-				r.SketchSizeA = v.Int32()
-			case 4:
-				r.SketchSizeB = v.Int32()
-			default:
-				r.Resemblance = v.Double()
-			}
-		})
-	return rows, err
+	return readColumns(ctx, name, []column[Pair]{
+		{"doc_a", func(r *Pair, v parquet.Value) { r.DocA = v.Int64() }},
+		{"doc_b", func(r *Pair, v parquet.Value) { r.DocB = v.Int64() }},
+		{"shared", func(r *Pair, v parquet.Value) { r.Shared = v.Int32() }},
+		{"sketch_size_a", func(r *Pair, v parquet.Value) { r.SketchSizeA = v.Int32() }},
+		{"sketch_size_b", func(r *Pair, v parquet.Value) { r.SketchSizeB = v.Int32() }},
+		{"resemblance", func(r *Pair, v parquet.Value) { r.Resemblance = v.Double() }},
+	})
 }
 
-// readColumns reads the required, flat columns cols of a Parquet file
-// column by column: grow adds n rows (a row group's) for set to fill with
-// set(column's position in cols, row, value).
-func readColumns(ctx context.Context, name string, cols []string, grow func(n int), set func(col, row int, v parquet.Value)) error {
-	r, size, err := beamfs.OpenReaderAt(ctx, name)
+// column is a required, flat column that readColumns reads, and how its
+// values go into a row.
+type column[T any] struct {
+	name string
+	set  func(*T, parquet.Value)
+}
+
+// readColumns reads the rows of a Parquet file column by column, filling
+// only the columns given.
+func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T, error) {
+	f, closer, err := open(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer r.Close()
-	f, err := parquet.OpenFile(r, size)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
+	defer closer.Close()
 	index := make([]int, len(cols))
 	for c, col := range cols {
-		leaf, ok := f.Schema().Lookup(col)
+		leaf, ok := f.Schema().Lookup(col.name)
 		if !ok {
-			return fmt.Errorf("%s has no column %q: it was written by an earlier neardup (rerun the full pipeline)", name, col)
+			return nil, noColumn(name, col.name)
 		}
 		if leaf.MaxDefinitionLevel > 0 || leaf.MaxRepetitionLevel > 0 {
-			return fmt.Errorf("%s: column %q is not a required flat column", name, col)
+			return nil, fmt.Errorf("%s: column %q is not a required flat column", name, col.name)
 		}
 		index[c] = leaf.ColumnIndex
 	}
+	rows := make([]T, f.NumRows())
 	buf := make([]parquet.Value, 4096)
 	base := 0
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
-		grow(n)
-		for c := range cols {
+		for c, col := range cols {
 			i := base
 			err := eachPage(rg.ColumnChunks()[index[c]], func(vr parquet.ValueReader) error {
 				for {
 					k, err := vr.ReadValues(buf)
 					if i+k > base+n {
-						return fmt.Errorf("column %s has more values than rows", cols[c])
+						return fmt.Errorf("column %s has more values than rows", col.name)
 					}
 					for _, v := range buf[:k] {
-						set(c, i, v)
+						col.set(&rows[i], v)
 						i++
 					}
 					if errors.Is(err, io.EOF) {
@@ -158,15 +155,15 @@ func readColumns(ctx context.Context, name string, cols []string, grow func(n in
 				}
 			})
 			if err == nil && i != base+n {
-				err = fmt.Errorf("column %s has %d values for %d rows", cols[c], i-base, n)
+				err = fmt.Errorf("column %s has %d values for %d rows", col.name, i-base, n)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 		}
 		base += n
 	}
-	return nil
+	return rows, nil
 }
 
 // eachPage calls fn with the values of every page of a column chunk.
