@@ -54,8 +54,8 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
-	transforms.Sweeps(s, meta, assignments, reps, cfg)                  // urls, lost and found
-	transforms.CopyShards(s, index.postings, tables.PostingsTable, cfg) // for updates
+	transforms.Sweeps(s, meta, assignments, reps, cfg)                                             // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, len(index.inputs), cfg) // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -148,6 +148,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 type indexShards struct {
 	docs, pairs, sketches, postings, urls []string
 	inputs                                []transforms.InputFile
+	tables                                transforms.IndexTables // the same by partition
 }
 
 // readIndex lists the docs, pairs and sketches shards of the finished
@@ -173,7 +174,9 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 		}
 		*t.shards = shards
 	}
-	return index, nil
+	var err error
+	index.tables, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.sketches, index.postings, index.urls)
+	return index, err
 }
 
 // shards are all the table shards, the files an output must not overwrite.

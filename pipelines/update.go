@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -52,6 +53,9 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, cfg))
 	}
 	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
+	// The tables that only grow keep the index's shards as they are.
+	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, len(index.inputs), cfg)
+	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, len(index.inputs), cfg)
 }
 
 // Update deduplicates opt.Input against the index opt.From and writes, in
@@ -112,9 +116,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Index, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.sketches, index.postings, index.urls); err != nil {
-		return nil, err
-	}
+	cfg.Index = index.tables
 	var newPaths []string
 	for _, in := range inputs {
 		newPaths = append(newPaths, in.Path)

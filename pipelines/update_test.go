@@ -328,3 +328,45 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestUpdateChain: updates of updates, each with more partitions than the
+// last (so each reads part of an index shard), and an update of a
+// reclustered output, give a full run's tables.
+func TestUpdateChain(t *testing.T) {
+	ctx := context.Background()
+	cfg := defaultConfig()
+	cfg.Partitions = 3
+	index := run(t, "../testdata/crawl/part-00000.parquet", cfg)
+	cfg.Partitions = 6
+	first := runUpdate(t, index.dir, "../testdata/crawl/part-00001.parquet", cfg)
+	cfg.Partitions = 0 // a multiple of 6 by default
+	second := runUpdate(t, first.dir, "../testdata/crawl/part-0000[23].parquet", cfg)
+	if p := second.manifest.Partitions; p%6 != 0 {
+		t.Errorf("the second update took %d partitions, not a multiple of its index's 6", p)
+	}
+	// The postings and sketches of the first run, carried through both
+	// updates under their names, beside each update's own.
+	for _, table := range []string{tables.PostingsTable, tables.SketchesTable} {
+		names := strings.Join(second.manifest.Tables[table], " ")
+		if !strings.Contains(names, "-of-00003-n000001.parquet") || !strings.Contains(names, "-of-00006-n000002.parquet") {
+			t.Errorf("%s of the second update: %s; want the index's shards carried", table, names)
+		}
+	}
+	cfg.Partitions = 5
+	full := run(t, "../testdata/crawl/*.parquet", cfg)
+	if err := tables.Diff(ctx, full.dir, second.dir); err != nil {
+		t.Fatal(err)
+	}
+
+	pol := policy.Policy{Resemblance: 0.8}
+	dir := t.TempDir()
+	if _, err := Recluster(ctx, ReclusterOptions{From: index.dir, Output: dir, Policy: pol}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Policy, cfg.Partitions = pol, 0
+	up := runUpdate(t, dir, "../testdata/crawl/part-0000[123].parquet", cfg)
+	full = run(t, "../testdata/crawl/*.parquet", cfg)
+	if err := tables.Diff(ctx, full.dir, up.dir); err != nil {
+		t.Fatalf("an update of a reclustered output: %v", err)
+	}
+}

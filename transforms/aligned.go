@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -14,60 +15,106 @@ import (
 
 func init() {
 	register.Function2x0(emptyBatch)
-	register.DoFn3x1[context.Context, string, func(string), error](&copyShardFn{})
+	register.Function3x1(copyShard)
+	beam.RegisterType(reflect.TypeOf((*shardCopy)(nil)).Elem())
 }
 
-// IndexTables names the shards of an update's index by the index's
-// partition (the shard of partition q, or "" when it wrote none). An
+// IndexTables names the shards of an update's index by partition. An
 // update partitions its records into a multiple of the index's partition
 // count, so the records of its partition p are all in the index's shard p
 // mod Partitions (packed.Partition is a hash mod the count): each keyed
 // step of the update reads that shard where the new records of p meet,
 // and the index's records never travel through a shuffle.
+//
+// A table that only grows (postings, sketches) is carried from run to run
+// rather than rewritten: an update copies the index's shards (CarryShards)
+// and writes its own rows only. A carried shard is named for the
+// partition and the partition count it was cut by,
+// part-QQQQQ-of-PPPPP-nNNNNN.parquet (N: the number of input files of the
+// run that wrote it, unique to that run); the run's own shards are
+// part-QQQQQ.parquet, cut by the manifest's partition count.
 type IndexTables struct {
 	Partitions                            int
-	Docs, Pairs, Sketches, Postings, URLs []string
+	Docs, Pairs, Sketches, Postings, URLs []Shard
 }
 
-// NewIndexTables sorts the shards of an index with partitions partitions
-// by their partition, from their names (tables.ShardName).
+// Shard is one file of a table: the records of the partitions p with
+// p mod Of = Part.
+type Shard struct {
+	Path     string
+	Part, Of int
+	Carried  bool // named part-Q-of-P-nN
+}
+
+// NewIndexTables reads the partitions of an index's shards, cut by
+// partitions partitions unless carried, from their names.
 func NewIndexTables(partitions int, docs, pairs, sketches, postings, urls []string) (IndexTables, error) {
 	ix := IndexTables{Partitions: partitions}
 	for _, t := range []struct {
 		in  []string
-		out *[]string
+		out *[]Shard
 	}{{docs, &ix.Docs}, {pairs, &ix.Pairs}, {sketches, &ix.Sketches}, {postings, &ix.Postings}, {urls, &ix.URLs}} {
-		*t.out = make([]string, partitions)
 		for _, name := range t.in {
-			var q int
-			if _, err := fmt.Sscanf(path.Base(name), "part-%05d.parquet", &q); err != nil || q < 0 || q >= partitions {
-				return ix, fmt.Errorf("%s is not a shard of an output with %d partitions", name, partitions)
+			sh, err := parseShard(name, partitions)
+			if err != nil {
+				return ix, err
 			}
-			(*t.out)[q] = name
+			*t.out = append(*t.out, sh)
 		}
 	}
 	return ix, nil
 }
 
+// parseShard reads a shard's partition from its name.
+func parseShard(name string, partitions int) (Shard, error) {
+	sh := Shard{Path: name, Of: partitions}
+	var n int
+	base := path.Base(name)
+	if _, err := fmt.Sscanf(base, "part-%05d-of-%05d-n%06d.parquet", &sh.Part, &sh.Of, &n); err == nil {
+		sh.Carried = true
+	} else if _, err := fmt.Sscanf(base, "part-%05d.parquet", &sh.Part); err != nil {
+		return sh, fmt.Errorf("%s is not a neardup shard (part-N.parquet or part-N-of-P-nF.parquet)", name)
+	}
+	if sh.Of <= 0 || sh.Part < 0 || sh.Part >= sh.Of || partitions%sh.Of != 0 {
+		return sh, fmt.Errorf("%s is not a shard of an output with %d partitions", name, partitions)
+	}
+	return sh, nil
+}
+
+// carriedName is the name of shard sh once carried into the output of a
+// run whose index had runs input files.
+func (sh Shard) carriedName(runs int) string {
+	if sh.Carried {
+		return path.Base(sh.Path)
+	}
+	return fmt.Sprintf("part-%05d-of-%05d-n%06d.parquet", sh.Part, sh.Of, runs)
+}
+
 // readAligned reads, with read, the rows of the index's shards (one of
 // IndexTables' lists) that fall in partition part of parts: partOf gives
 // a row's partition.
-func readAligned[T any](ctx context.Context, ix IndexTables, shards []string, part, parts int, read func(context.Context, string) ([]T, error), partOf func(*T, int) int) ([]T, error) {
-	name := shards[part%ix.Partitions]
-	if name == "" {
-		return nil, nil
-	}
-	rows, err := read(ctx, name)
-	if err != nil || parts == ix.Partitions {
-		return rows, err
-	}
-	kept := rows[:0]
-	for i := range rows {
-		if partOf(&rows[i], parts) == part {
-			kept = append(kept, rows[i])
+func readAligned[T any](ctx context.Context, shards []Shard, part, parts int, read func(context.Context, string) ([]T, error), partOf func(*T, int) int) ([]T, error) {
+	var all []T
+	for _, sh := range shards {
+		if part%sh.Of != sh.Part {
+			continue
 		}
+		rows, err := read(ctx, sh.Path)
+		if err != nil {
+			return nil, err
+		}
+		if parts != sh.Of {
+			kept := rows[:0]
+			for i := range rows {
+				if partOf(&rows[i], parts) == part {
+					kept = append(kept, rows[i])
+				}
+			}
+			rows = kept
+		}
+		all = append(all, rows...)
 	}
-	return kept, nil
+	return all, nil
 }
 
 // everyPartition returns PCollection<KV<int, []byte>>: an empty sealed
@@ -84,28 +131,34 @@ func everyPartition(s beam.Scope, cfg Config) beam.PCollection {
 
 func emptyBatch(p int, emit func(int, []byte)) { emit(p, packed.Seal(nil, nil)) }
 
-// CopyShards copies the shards of one table of an earlier output (shards)
-// into this run's table of that name, unchanged: recluster carries the
-// postings table over so that its output can take updates.
-func CopyShards(s beam.Scope, shards []string, table string, cfg Config) {
+// CarryShards copies the shards of one table of an index (shards) into
+// this run's table of that name, unchanged, under their carried names
+// (see IndexTables; runs is the number of the index's input files): an
+// update or a recluster keeps the rows of a table that only grows without
+// rewriting them.
+func CarryShards(s beam.Scope, shards []Shard, table string, runs int, cfg Config) {
 	if cfg.TempDir == "" || len(shards) == 0 {
 		return
 	}
-	s = s.Scope("CopyShards")
-	drain(s, beam.ParDo(s, &copyShardFn{Dir: beamfs.Join(cfg.TempDir, table)}, beam.Reshuffle(s, beam.CreateList(s, shards))))
+	s = s.Scope("CarryShards")
+	var copies []shardCopy
+	for _, sh := range shards {
+		copies = append(copies, shardCopy{From: sh.Path, To: beamfs.Join(cfg.TempDir, table, sh.carriedName(runs))})
+	}
+	drain(s, beam.ParDo(s, copyShard, beam.Reshuffle(s, beam.CreateList(s, copies))))
 }
 
-type copyShardFn struct{ Dir string }
+// shardCopy is one file CarryShards copies.
+type shardCopy struct{ From, To string }
 
-func (f *copyShardFn) ProcessElement(ctx context.Context, shard string, emit func(string)) error {
-	b, err := beamfs.ReadFile(ctx, shard)
+func copyShard(ctx context.Context, c shardCopy, emit func(string)) error {
+	b, err := beamfs.ReadFile(ctx, c.From)
 	if err != nil {
 		return err
 	}
-	name := beamfs.Join(f.Dir, path.Base(shard))
-	if err := beamfs.WriteFile(ctx, name, b); err != nil {
+	if err := beamfs.WriteFile(ctx, c.To, b); err != nil {
 		return err
 	}
-	emit(name)
+	emit(c.To)
 	return nil
 }

@@ -83,7 +83,7 @@ func Components(s beam.Scope, cfg Config, links, copies, ranks, reps beam.PColle
 	}
 	if cfg.Index.Partitions > 0 {
 		// An update: attachFn reads the index's sketches of each
-		// partition, and writes the partition's sketches shard anew.
+		// partition beside the new ones.
 		reps = beam.Flatten(s, reps, everyPartition(s, cfg))
 	}
 	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
@@ -339,17 +339,26 @@ func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt
 
 // writeSketches writes the sketches table's shard of one doc partition:
 // every representative's sketch, which attachFn holds anyway (the name is
-// fixed by the partition, so a retried bundle rewrites the same file).
+// fixed by the partition, so a retried bundle rewrites the same file). In
+// an update it writes the new documents' only: the index's shards are
+// carried over (CarryShards).
 func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sketch) error {
-	if len(reps) == 0 || cfg.TempDir == "" {
+	if cfg.TempDir == "" {
 		return nil
 	}
-	rows := make([]tables.Sketch, len(reps))
-	for i, r := range reps {
-		rows[i] = tables.Sketch{DocID: int64(r.Doc), IdentityKey: int64(r.Key), Sketch: make([]int64, len(r.Values))}
-		for k, v := range r.Values {
-			rows[i].Sketch[k] = int64(v)
+	var rows []tables.Sketch
+	for _, r := range reps {
+		if r.Doc < cfg.FirstNewDoc {
+			continue
 		}
+		row := tables.Sketch{DocID: int64(r.Doc), IdentityKey: int64(r.Key), Sketch: make([]int64, len(r.Values))}
+		for k, v := range r.Values {
+			row.Sketch[k] = int64(v)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil
 	}
 	slices.SortFunc(rows, func(x, y tables.Sketch) int { return cmp.Compare(x.DocID, y.DocID) })
 	return tables.Write(ctx, beamfs.Join(cfg.TempDir, tables.SketchesTable, tables.ShardName(part)), rows)
@@ -395,7 +404,7 @@ func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, links
 		return err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix, ix.Sketches, part, f.Cfg.Partitions, tables.Read[tables.Sketch], func(r *tables.Sketch, n int) int {
+		old, err := readAligned(ctx, ix.Sketches, part, f.Cfg.Partitions, tables.Read[tables.Sketch], func(r *tables.Sketch, n int) int {
 			return packed.Partition(uint64(r.DocID), n)
 		})
 		if err != nil {

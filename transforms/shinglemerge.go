@@ -57,7 +57,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 		return err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix, ix.Postings, part, f.Cfg.Partitions, tables.ReadPostings, func(r *tables.Posting, n int) int {
+		old, err := readAligned(ctx, ix.Postings, part, f.Cfg.Partitions, tables.ReadPostings, func(r *tables.Posting, n int) int {
 			return packed.Partition(uint64(r.Shingle), n)
 		})
 		if err != nil {
@@ -124,13 +124,20 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 // writePostings writes the postings shard of one shingle partition,
 // sorted by shingle and doc (the name is fixed by the partition, so a
 // retried bundle rewrites the same file).
+// In an update it writes the new documents' only: the index's shards are
+// carried over (CarryShards).
 func writePostings(ctx context.Context, cfg Config, part int, all []packed.Posting) error {
-	if len(all) == 0 || cfg.TempDir == "" {
+	if cfg.TempDir == "" {
 		return nil
 	}
-	rows := make([]tables.Posting, len(all))
-	for i, p := range all {
-		rows[i] = tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)}
+	rows := make([]tables.Posting, 0, len(all))
+	for _, p := range all {
+		if p.Doc >= cfg.FirstNewDoc {
+			rows = append(rows, tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
 	}
 	return tables.Write(ctx, beamfs.Join(cfg.TempDir, tables.PostingsTable, tables.ShardName(part)), rows)
 }

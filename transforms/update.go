@@ -141,7 +141,7 @@ func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, cfg Config) beam
 // indexPairs reads the index's stored pairs of one pair partition as
 // counted pairs.
 func indexPairs(ctx context.Context, cfg Config, part int) ([]packed.Pair, error) {
-	rows, err := readAligned(ctx, cfg.Index, cfg.Index.Pairs, part, cfg.Partitions, tables.ReadPairCounts, func(r *tables.Pair, n int) int {
+	rows, err := readAligned(ctx, cfg.Index.Pairs, part, cfg.Partitions, tables.ReadPairCounts, func(r *tables.Pair, n int) int {
 		return int(packed.PairHash(uint64(r.DocA), uint64(r.DocB)) % uint64(n))
 	})
 	if err != nil {
