@@ -146,9 +146,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 // and update read, and its inputs, at their positions in the doc IDs (a
 // --keep by an input column reads that column of them, nothing else).
 type indexShards struct {
-	docs, pairs, sketches, postings, urls []string
-	inputs                                []transforms.InputFile
-	tables                                transforms.IndexTables // the same by partition
+	docs, pairs, contained, sketches, postings, urls []string
+	inputs                                           []transforms.InputFile
+	tables                                           transforms.IndexTables // the same by partition
 }
 
 // readIndex lists the docs, pairs and sketches shards of the finished
@@ -161,7 +161,7 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 	for _, t := range []struct {
 		name   string
 		shards *[]string
-	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}, {tables.URLsTable, &index.urls}} {
+	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}, {tables.URLsTable, &index.urls}, {tables.ContainedTable, &index.contained}} {
 		shards, err := beamfs.List(ctx, beamfs.Join(dir, t.name, "*.parquet"))
 		if err == nil && len(shards) == 0 {
 			err = fmt.Errorf("%s has no %s table", dir, t.name)
@@ -175,11 +175,11 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 		*t.shards = shards
 	}
 	var err error
-	index.tables, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.sketches, index.postings, index.urls)
+	index.tables, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.contained, index.sketches, index.postings, index.urls)
 	return index, err
 }
 
 // shards are all the table shards, the files an output must not overwrite.
 func (ix indexShards) shards() []string {
-	return slices.Concat(ix.docs, ix.pairs, ix.sketches, ix.postings, ix.urls)
+	return slices.Concat(ix.docs, ix.pairs, ix.contained, ix.sketches, ix.postings, ix.urls)
 }

@@ -39,10 +39,10 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, cfg)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cfg)
-	lists, recapped := transforms.ShingleMerge(s, postings, cfg) // phase 2
-	pairs := transforms.UpdatePairs(s, lists, recapped, cfg)     // phase 3, new-new and new-old
+	lists, recapped := transforms.ShingleMerge(s, postings, cfg)      // phase 2
+	pairs, carried := transforms.UpdatePairs(s, lists, recapped, cfg) // phase 3, new-new and new-old
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
-		beam.Flatten(s, ranks, oldRanks), reps, cfg) // phase 4
+		beam.Flatten(s, ranks, oldRanks), reps, cfg, carried) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
@@ -117,6 +117,8 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.Index = index.tables
+	// Under the index's policy, its pairs rows and their links stay.
+	cfg.CarryPairs = src.Settings["policy"] == m.Settings["policy"]
 	var newPaths []string
 	for _, in := range inputs {
 		newPaths = append(newPaths, in.Path)

@@ -122,8 +122,12 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 				c.set(&cfg)
 				index := run(t, sp.old, cfg)
 				// A multiple of the index's: each update partition reads
-				// part of one index shard.
+				// part of one index shard (the sample); or the index's
+				// own count, where its pairs shards may be carried.
 				cfg.Partitions = 10
+				if sp.name != "sample" {
+					cfg.Partitions = 5
+				}
 				up := runUpdate(t, index.dir, sp.new, cfg)
 				full := run(t, sp.all, cfg)
 				checkInvariants(t, up, len(full.docs))
@@ -344,8 +348,12 @@ func TestUpdateChain(t *testing.T) {
 	if p := second.manifest.Partitions; p%6 != 0 {
 		t.Errorf("the second update took %d partitions, not a multiple of its index's 6", p)
 	}
-	// The postings and sketches of the first run, carried through both
-	// updates under their names, beside each update's own.
+	// The postings, sketches and pairs of the first run, carried through
+	// both updates under their names (the pairs only from the second, cut
+	// by its partition count), beside each update's own.
+	if names := strings.Join(second.manifest.Tables[tables.PairsTable], " "); !strings.Contains(names, "-of-00006-n000002.parquet") {
+		t.Errorf("pairs of the second update: %s; want the index's shards carried", names)
+	}
 	for _, table := range []string{tables.PostingsTable, tables.SketchesTable} {
 		names := strings.Join(second.manifest.Tables[table], " ")
 		if !strings.Contains(names, "-of-00003-n000001.parquet") || !strings.Contains(names, "-of-00006-n000002.parquet") {
@@ -368,5 +376,12 @@ func TestUpdateChain(t *testing.T) {
 	full = run(t, "../testdata/crawl/*.parquet", cfg)
 	if err := tables.Diff(ctx, full.dir, up.dir); err != nil {
 		t.Fatalf("an update of a reclustered output: %v", err)
+	}
+	// Another policy than the index's: its pairs rows change (linked),
+	// so none is carried.
+	cfg.Partitions = 3
+	other := runUpdate(t, index.dir, "../testdata/crawl/part-0000[123].parquet", cfg)
+	if err := tables.Diff(ctx, full.dir, other.dir); err != nil {
+		t.Fatalf("an update under another policy than its index's: %v", err)
 	}
 }

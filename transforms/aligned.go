@@ -34,8 +34,8 @@ func init() {
 // run that wrote it, unique to that run); the run's own shards are
 // part-QQQQQ.parquet, cut by the manifest's partition count.
 type IndexTables struct {
-	Partitions                            int
-	Docs, Pairs, Sketches, Postings, URLs []Shard
+	Partitions                                       int
+	Docs, Pairs, Contained, Sketches, Postings, URLs []Shard
 }
 
 // Shard is one file of a table: the records of the partitions p with
@@ -48,12 +48,12 @@ type Shard struct {
 
 // NewIndexTables reads the partitions of an index's shards, cut by
 // partitions partitions unless carried, from their names.
-func NewIndexTables(partitions int, docs, pairs, sketches, postings, urls []string) (IndexTables, error) {
+func NewIndexTables(partitions int, docs, pairs, contained, sketches, postings, urls []string) (IndexTables, error) {
 	ix := IndexTables{Partitions: partitions}
 	for _, t := range []struct {
 		in  []string
 		out *[]Shard
-	}{{docs, &ix.Docs}, {pairs, &ix.Pairs}, {sketches, &ix.Sketches}, {postings, &ix.Postings}, {urls, &ix.URLs}} {
+	}{{docs, &ix.Docs}, {pairs, &ix.Pairs}, {contained, &ix.Contained}, {sketches, &ix.Sketches}, {postings, &ix.Postings}, {urls, &ix.URLs}} {
 		for _, name := range t.in {
 			sh, err := parseShard(name, partitions)
 			if err != nil {
@@ -152,13 +152,17 @@ func CarryShards(s beam.Scope, shards []Shard, table string, runs int, cfg Confi
 type shardCopy struct{ From, To string }
 
 func copyShard(ctx context.Context, c shardCopy, emit func(string)) error {
-	b, err := beamfs.ReadFile(ctx, c.From)
-	if err != nil {
-		return err
-	}
-	if err := beamfs.WriteFile(ctx, c.To, b); err != nil {
+	if err := copyFile(ctx, c.From, c.To); err != nil {
 		return err
 	}
 	emit(c.To)
 	return nil
+}
+
+func copyFile(ctx context.Context, from, to string) error {
+	b, err := beamfs.ReadFile(ctx, from)
+	if err != nil {
+		return err
+	}
+	return beamfs.WriteFile(ctx, to, b)
 }

@@ -53,9 +53,15 @@ func Estimate(p packed.Pair, spec sketch.Spec) (res float64, aInB, bInA *float64
 // pairRows, PCollection<KV<int, []byte>> of pairs-table rows per pair
 // partition (see policy.Keep for which pairs), and the assignments and stats
 // of Components.
-func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, cfg Config) (pairRows, assignments, stats beam.PCollection) {
+//
+// In an update, carried are more links: those of the index's pairs shards
+// carried over as they are (IndexPairs).
+func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, cfg Config, carried ...beam.PCollection) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
 	pairRows, links := beam.ParDo2(s, &estimateFn{Cfg: cfg}, pairs)
+	if len(carried) > 0 {
+		links = beam.Flatten(s, append([]beam.PCollection{links}, carried...)...)
+	}
 	assignments, stats = Components(s, cfg, links, copies, ranks, reps)
 	return pairRows, assignments, stats
 }

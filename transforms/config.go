@@ -68,7 +68,10 @@ type Config struct {
 	// Index, in an update, names the index's table shards by partition,
 	// which the keyed steps read beside the new documents' records of the
 	// same partition (zero: a full run).
-	Index        IndexTables
+	Index IndexTables
+	// CarryPairs, in an update under the index's policy, carries over the
+	// index's pairs shards whose rows all stay (see IndexPairs).
+	CarryPairs   bool
 	Partitions   int    // hash partitions of every shuffle
 	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run

@@ -191,23 +191,12 @@ type docColumns struct {
 	IdenticalTo *int64  `parquet:"identical_to,optional"`
 }
 
-// copyColumns are those of docColumns that the copies need.
-type copyColumns struct {
-	DocID       int64  `parquet:"doc_id"`
-	Status      string `parquet:"status"`
-	IdenticalTo *int64 `parquet:"identical_to,optional"`
-}
-
 // readDocColumns reads those columns of a docs shard only, and only the
-// copies' unless all is set.
+// copies' unless all is set (the manifest's status counts come from
+// Assemble, which reads the whole rows).
 func readDocColumns(ctx context.Context, shard string, all bool) ([]tables.Doc, error) {
 	if !all {
-		rows, err := tables.Read[copyColumns](ctx, shard)
-		docs := make([]tables.Doc, len(rows))
-		for i, r := range rows {
-			docs[i] = tables.Doc{DocID: r.DocID, Status: r.Status, IdenticalTo: r.IdenticalTo}
-		}
-		return docs, err
+		return tables.ReadCopies(ctx, shard)
 	}
 	rows, err := tables.Read[docColumns](ctx, shard)
 	if err != nil {

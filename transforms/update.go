@@ -4,18 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/sketch"
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&mergeIndexPairsFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&mergeIndexPairsFn{})
 	register.DoFn3x1[context.Context, string, func(int, []byte), error](&indexKeysFn{})
 	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(int, []byte), error](&recountPairsFn{})
 }
@@ -62,8 +65,7 @@ func (f *indexKeysFn) ProcessElement(ctx context.Context, shard string, emit fun
 // UpdatePairs is an update's phase 3. It takes the lists and recapped
 // lists of ShingleMerge, counts the pairs with
 // a new document (PairCount), and completes them with the index's pairs
-// (IndexPairs). It returns PCollection<KV<int, []byte>> of packed.Pair
-// batches per pair partition, as PairCount returns them, for Cluster.
+// (IndexPairs). It returns IndexPairs' pairs and carried links.
 //
 // MOD_m and MinHash estimates need only counts, so a stored pair that
 // shares a shingle the update made too common loses its count of such
@@ -72,7 +74,7 @@ func (f *indexKeysFn) ProcessElement(ctx context.Context, shard string, emit fun
 // index documents in a recapped list are few (at most
 // Config.MaxShingleDocs per newly common shingle), and phase 3 also
 // expands the pairs of two of them.
-func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, cfg Config) beam.PCollection {
+func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, cfg Config) (pairs, carried beam.PCollection) {
 	s = s.Scope("UpdatePairs")
 	var counted beam.PCollection
 	if cfg.Sketch.Kind == sketch.Min {
@@ -126,26 +128,30 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 // takes pairs, the new-new and new-old pairs of PairCount; uncounts, the
 // index's pairs counted again over the shingles the update pushed over
 // Config.MaxShingleDocs (PairCount of ShingleMerge's recapped lists); and
-// reads the index's pairs of each pair partition from its pairs shard
+// reads the index's pairs of each pair partition from its pairs shards
 // (Config.Index). Each stored pair of two index documents loses its
 // uncounted shingles (and goes if none is left), exactly as a full run
 // would have counted it; the index's pairs among its own documents are
-// never counted again. It returns PCollection<KV<int, []byte>> of
+// never counted again. It returns pairs, PCollection<KV<int, []byte>> of
 // packed.Pair batches per pair partition, as PairCount returns them, for
-// Cluster.
-func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, cfg Config) beam.PCollection {
+// Cluster; and carried, the links of the index's pairs shards carried
+// over as they are (Config.CarryPairs: under the index's policy, a shard
+// cut by this run's partition count none of whose pairs lost a shingle
+// keeps every row, and its contained shard too), packed.Edge batches
+// keyed by doc partition as Cluster's links.
+func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, cfg Config) (merged, carried beam.PCollection) {
 	s = s.Scope("IndexPairs")
-	return beam.ParDo(s, &mergeIndexPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, cfg)))
+	return beam.ParDo2(s, &mergeIndexPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, cfg)))
 }
 
-// indexPairs reads the index's stored pairs of one pair partition as
-// counted pairs.
-func indexPairs(ctx context.Context, cfg Config, part int) ([]packed.Pair, error) {
-	rows, err := readAligned(ctx, cfg.Index.Pairs, part, cfg.Partitions, tables.ReadPairCounts, func(r *tables.Pair, n int) int {
+// indexPairs reads the index's stored pairs of shard sh that fall in
+// pair partition part, as counted pairs.
+func indexPairs(ctx context.Context, cfg Config, sh Shard, part int) ([]tables.Pair, []packed.Pair, error) {
+	rows, err := readAligned(ctx, []Shard{sh}, part, cfg.Partitions, tables.ReadPairCounts, func(r *tables.Pair, n int) int {
 		return int(packed.PairHash(uint64(r.DocA), uint64(r.DocB)) % uint64(n))
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pairs := make([]packed.Pair, len(rows))
 	for i, r := range rows {
@@ -157,14 +163,26 @@ func indexPairs(ctx context.Context, cfg Config, part int) ([]packed.Pair, error
 		}
 		pairs[i] = p
 	}
-	return pairs, nil
+	return rows, pairs, nil
 }
 
-type mergeIndexPairsFn struct{ Cfg Config }
+type mergeIndexPairsFn struct {
+	Cfg   Config
+	links *batcher // the carried links', kept for the bundle (see batcher)
+}
+
+func (f *mergeIndexPairsFn) StartBundle(ctx context.Context, emit, emitLinks func(int, []byte)) {
+	f.links = nil
+}
+
+func (f *mergeIndexPairsFn) FinishBundle(ctx context.Context, emit, emitLinks func(int, []byte)) {
+	finishBatcher(&f.links, ctx, emitLinks)
+}
 
 // ProcessElement merges one pair partition: the new pairs as counted, the
-// stored ones less their uncounted shingles, in packed.SortPairs order.
-func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit func(int, []byte)) error {
+// stored ones less their uncounted shingles, in packed.SortPairs order;
+// and carries the stored shards that stay.
+func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit, emitLinks func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
 	var all, unc []packed.Pair
 	var b []byte
@@ -179,13 +197,26 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 			return err
 		}
 	}
-	old, err := indexPairs(ctx, f.Cfg, part)
-	if err != nil {
-		return err
-	}
 	less := make(map[[2]uint64]uint32, len(unc))
 	for _, u := range unc {
 		less[[2]uint64{u.A, u.B}] += u.Count
+	}
+	var old []packed.Pair
+	for _, sh := range f.Cfg.Index.Pairs {
+		if part%sh.Of != sh.Part {
+			continue
+		}
+		rows, pairs, err := indexPairs(ctx, f.Cfg, sh, part)
+		if err != nil {
+			return err
+		}
+		if f.Cfg.CarryPairs && sh.Of == f.Cfg.Partitions && !slices.ContainsFunc(pairs, func(p packed.Pair) bool { return less[[2]uint64{p.A, p.B}] > 0 }) {
+			if err := f.carry(ctx, sh, rows, emitLinks); err != nil {
+				return err
+			}
+			continue
+		}
+		old = append(old, pairs...)
 	}
 	// For MIN_s, the pairs of two index documents in all were counted
 	// again (UpdatePairs); they replace the stored pairs that lost a
@@ -230,5 +261,45 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 	if len(out) > 0 {
 		emit(part, out)
 	}
+	return nil
+}
+
+// carry copies the stored pairs shard sh, all of whose rows stay, and its
+// contained shard, into the output as they are, sends the links among its
+// rows to phase 4, and counts the rows as estimateFn and writePairsFn
+// would have.
+func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair, emitLinks func(int, []byte)) error {
+	runs := int(f.Cfg.FirstNewDoc >> 40) // the index's input files (DocID)
+	name := sh.carriedName(runs)
+	if err := copyFile(ctx, sh.Path, beamfs.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
+		return err
+	}
+	for _, c := range f.Cfg.Index.Contained {
+		if path.Base(c.Path) != path.Base(sh.Path) {
+			continue
+		}
+		n, err := tables.NumRows(ctx, c.Path)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break // the empty shard of a table without rows
+		}
+		if err := copyFile(ctx, c.Path, beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
+			return err
+		}
+		containedWritten.Inc(ctx, n)
+	}
+	links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emitLinks)
+	var n int64
+	for _, r := range rows {
+		if r.Linked {
+			links.add(packed.Partition(uint64(r.DocA), f.Cfg.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
+			n++
+		}
+	}
+	pairsLinked.Inc(ctx, n)
+	pairsReported.Inc(ctx, int64(len(rows)))
+	pairsWritten.Inc(ctx, int64(len(rows)))
 	return nil
 }

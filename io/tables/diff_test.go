@@ -136,8 +136,38 @@ func TestReadPairCounts(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(got), len(rows))
 	}
 	for i, r := range rows {
-		r.ContainmentAInB, r.Linked = nil, false
+		r.ContainmentAInB = nil
 		if got[i] != r {
+			t.Fatalf("row %d: %+v, want %+v", i, got[i], r)
+		}
+	}
+}
+
+// TestReadCopies: an optional column read column by column keeps its
+// nulls where they are.
+func TestReadCopies(t *testing.T) {
+	ctx := context.Background()
+	rows := make([]Doc, 50_000)
+	for i := range rows {
+		rows[i] = Doc{DocID: int64(i), Status: StatusOK}
+		if i%3 == 1 {
+			x := int64(i - 1)
+			rows[i].IdenticalTo = &x
+		}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, name, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCopies(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(got), len(rows))
+	}
+	for i, r := range rows {
+		if got[i].DocID != r.DocID || (got[i].IdenticalTo == nil) != (r.IdenticalTo == nil) || (r.IdenticalTo != nil && *got[i].IdenticalTo != *r.IdenticalTo) {
 			t.Fatalf("row %d: %+v, want %+v", i, got[i], r)
 		}
 	}

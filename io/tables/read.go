@@ -51,6 +51,31 @@ func open(ctx context.Context, name string) (*parquet.File, io.Closer, error) {
 	return f, r, nil
 }
 
+// ReadCopies reads the doc_id and identical_to columns of a docs shard,
+// column by column: what an update needs of the index's documents to
+// attach their identical copies.
+func ReadCopies(ctx context.Context, name string) ([]Doc, error) {
+	return readColumns(ctx, name, []column[Doc]{
+		{"doc_id", func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
+		{"identical_to", func(r *Doc, v parquet.Value) {
+			if !v.IsNull() {
+				x := v.Int64()
+				r.IdenticalTo = &x
+			}
+		}},
+	})
+}
+
+// NumRows is the number of rows of the Parquet file name, from its footer.
+func NumRows(ctx context.Context, name string) (int64, error) {
+	f, closer, err := open(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	defer closer.Close()
+	return f.NumRows(), nil
+}
+
 // noColumn is the error for a table without one of its columns.
 func noColumn(name, col string) error {
 	return fmt.Errorf("%s has no column %q: it was written by an earlier neardup (rerun the full pipeline)", name, col)
@@ -90,8 +115,8 @@ func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
 }
 
 // ReadPairCounts reads the columns of a pairs shard that an update needs
-// (doc_a, doc_b, shared, sketch sizes, resemblance) column by column, as
-// ReadPostings does.
+// (doc_a, doc_b, shared, sketch sizes, resemblance, linked) column by
+// column, as ReadPostings does.
 func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
 	return readColumns(ctx, name, []column[Pair]{
 		{"doc_a", func(r *Pair, v parquet.Value) { r.DocA = v.Int64() }},
@@ -100,11 +125,12 @@ func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
 		{"sketch_size_a", func(r *Pair, v parquet.Value) { r.SketchSizeA = v.Int32() }},
 		{"sketch_size_b", func(r *Pair, v parquet.Value) { r.SketchSizeB = v.Int32() }},
 		{"resemblance", func(r *Pair, v parquet.Value) { r.Resemblance = v.Double() }},
+		{"linked", func(r *Pair, v parquet.Value) { r.Linked = v.Boolean() }},
 	})
 }
 
-// column is a required, flat column that readColumns reads, and how its
-// values go into a row.
+// column is a flat column that readColumns reads, and how its values go
+// into a row (an optional column's nulls are null values).
 type column[T any] struct {
 	name string
 	set  func(*T, parquet.Value)
@@ -124,8 +150,8 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 		if !ok {
 			return nil, noColumn(name, col.name)
 		}
-		if leaf.MaxDefinitionLevel > 0 || leaf.MaxRepetitionLevel > 0 {
-			return nil, fmt.Errorf("%s: column %q is not a required flat column", name, col.name)
+		if leaf.MaxRepetitionLevel > 0 {
+			return nil, fmt.Errorf("%s: column %q is not a flat column", name, col.name)
 		}
 		index[c] = leaf.ColumnIndex
 	}
