@@ -32,7 +32,9 @@ var indexSettings = []string{"sketch", "shingle_words", "max_shingle_docs", "equ
 // the new documents; phases 2 and 3 counting only new-new and new-old
 // pairs, the index's own pairs coming from its pairs table (less the
 // shingles the new documents make too common); phase 4 over all of them;
-// and the tables of the whole, old documents and new.
+// and the tables of the whole, old documents and new. The index's tables
+// are read by the keyed steps, each its partition's shards
+// (Config.Index), and those that only grow are carried over as they are.
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	splits := transforms.ReadSplitsOf(s, files, cfg)
 	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
