@@ -404,7 +404,7 @@ func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, links
 		return err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix.Sketches, part, f.Cfg.Partitions, tables.Read[tables.Sketch], func(r *tables.Sketch, n int) int {
+		old, err := readAligned(ctx, ix.Sketches, part, f.Cfg.Partitions, tables.ReadSketches, func(r *tables.Sketch, n int) int {
 			return packed.Partition(uint64(r.DocID), n)
 		})
 		if err != nil {

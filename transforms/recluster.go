@@ -232,7 +232,7 @@ type readSketchesFn struct {
 
 func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
-	rows, err := tables.Read[tables.Sketch](ctx, shard)
+	rows, err := tables.ReadSketches(ctx, shard)
 	if err != nil {
 		return err
 	}

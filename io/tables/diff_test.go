@@ -172,3 +172,36 @@ func TestReadCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSketches: lists read column by column as the generic reader
+// reads them, empty ones included.
+func TestReadSketches(t *testing.T) {
+	ctx := context.Background()
+	rows := make([]Sketch, 30_000)
+	for i := range rows {
+		rows[i] = Sketch{DocID: int64(i), IdentityKey: int64(i * 7)}
+		for k := range i % 5 {
+			rows[i].Sketch = append(rows[i].Sketch, int64(i*10+k))
+		}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, name, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSketches(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read[Sketch](ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(rows) || len(want) != len(rows) {
+		t.Fatalf("%d and %d rows, want %d", len(got), len(want), len(rows))
+	}
+	for i := range rows {
+		if got[i].DocID != want[i].DocID || got[i].IdentityKey != want[i].IdentityKey || !slices.Equal(got[i].Sketch, want[i].Sketch) || !slices.Equal(got[i].Sketch, rows[i].Sketch) {
+			t.Fatalf("row %d: %+v, generic reader %+v, written %+v", i, got[i], want[i], rows[i])
+		}
+	}
+}
