@@ -66,7 +66,7 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 		return err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix.Docs, part, f.Cfg.Partitions, tables.Read[tables.Doc], func(d *tables.Doc, n int) int {
+		old, err := readAligned(ctx, ix.Docs, part, f.Cfg.Partitions, tables.ReadDocMeta, func(d *tables.Doc, n int) int {
 			return packed.Partition(uint64(d.DocID), n)
 		})
 		if err != nil {

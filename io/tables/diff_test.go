@@ -2,7 +2,9 @@ package tables
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -202,6 +204,45 @@ func TestReadSketches(t *testing.T) {
 	for i := range rows {
 		if got[i].DocID != want[i].DocID || got[i].IdentityKey != want[i].IdentityKey || !slices.Equal(got[i].Sketch, want[i].Sketch) || !slices.Equal(got[i].Sketch, rows[i].Sketch) {
 			t.Fatalf("row %d: %+v, generic reader %+v, written %+v", i, got[i], want[i], rows[i])
+		}
+	}
+}
+
+// TestReadDocMeta: the columns phase 1 writes read column by column as
+// the generic reader reads them, the cluster columns left empty.
+func TestReadDocMeta(t *testing.T) {
+	ctx := context.Background()
+	str := func(s string) *string { return &s }
+	c, k, r := int64(3), int64(4), 0.5
+	rows := make([]Doc, 20_000)
+	for i := range rows {
+		rows[i] = Doc{DocID: int64(i), ID: str(fmt.Sprint("id", i)), Sweep: []string{"2026-01-01", "2026-02-01"}[i/7000%2],
+			SourceFile: []string{"a.parquet", "b.parquet"}[i/10000], SourceRow: int64(i % 10000), Status: []string{StatusOK, StatusEmpty}[i%2],
+			Extraction: "text", TokenCount: int64(i * 3), ShingleCount: int64(i * 2), SketchSize: int32(i % 40),
+			ContentFingerprint: int64(i) * -7919, LexicalFingerprint: int64(i) * 104729,
+			ClusterID: &c, KeptDocID: &k, ResemblanceToKept: &r, IsRepresentative: true}
+		if i%3 == 0 {
+			rows[i].URL, rows[i].Reason = str(fmt.Sprint("https://x.test/", i)), str("why")
+		}
+		if i%5 == 0 {
+			rows[i].Date = str("2025-12-31")
+		}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, name, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDocMeta(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(got), len(rows))
+	}
+	for i, want := range rows {
+		want.ClusterID, want.KeptDocID, want.ResemblanceToKept, want.IsRepresentative = nil, nil, nil, false
+		if !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("row %d: %+v, want %+v", i, got[i], want)
 		}
 	}
 }

@@ -80,6 +80,46 @@ func ReadSketches(ctx context.Context, name string) ([]Sketch, error) {
 	})
 }
 
+// ReadDocMeta reads the columns of a docs shard that phase 1 writes (all
+// but the cluster columns, which stay empty) column by column: an update
+// rewrites the index's docs rows with new cluster columns. The
+// low-cardinality strings (sweep, source file, status, extraction) share
+// one string per run of equal values.
+func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
+	optional := func(v parquet.Value) *string {
+		if v.IsNull() {
+			return nil
+		}
+		s := string(v.ByteArray())
+		return &s
+	}
+	// same returns the string of v, reusing *last when they are equal.
+	same := func(last *string, v parquet.Value) string {
+		if b := v.ByteArray(); string(b) != *last {
+			*last = string(b)
+		}
+		return *last
+	}
+	var sweep, file, status, extraction string
+	return readColumns(ctx, name, []column[Doc]{
+		{"doc_id", func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
+		{"id", func(r *Doc, v parquet.Value) { r.ID = optional(v) }},
+		{"url", func(r *Doc, v parquet.Value) { r.URL = optional(v) }},
+		{"date", func(r *Doc, v parquet.Value) { r.Date = optional(v) }},
+		{"sweep", func(r *Doc, v parquet.Value) { r.Sweep = same(&sweep, v) }},
+		{"source_file", func(r *Doc, v parquet.Value) { r.SourceFile = same(&file, v) }},
+		{"source_row", func(r *Doc, v parquet.Value) { r.SourceRow = v.Int64() }},
+		{"status", func(r *Doc, v parquet.Value) { r.Status = same(&status, v) }},
+		{"reason", func(r *Doc, v parquet.Value) { r.Reason = optional(v) }},
+		{"extraction", func(r *Doc, v parquet.Value) { r.Extraction = same(&extraction, v) }},
+		{"token_count", func(r *Doc, v parquet.Value) { r.TokenCount = v.Int64() }},
+		{"shingle_count", func(r *Doc, v parquet.Value) { r.ShingleCount = v.Int64() }},
+		{"sketch_size", func(r *Doc, v parquet.Value) { r.SketchSize = v.Int32() }},
+		{"content_fingerprint", func(r *Doc, v parquet.Value) { r.ContentFingerprint = v.Int64() }},
+		{"lexical_fingerprint", func(r *Doc, v parquet.Value) { r.LexicalFingerprint = v.Int64() }},
+	})
+}
+
 // NumRows is the number of rows of the Parquet file name, from its footer.
 func NumRows(ctx context.Context, name string) (int64, error) {
 	f, closer, err := open(ctx, name)
