@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -63,6 +64,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 		if err != nil {
 			return err
 		}
+		all = slices.Grow(all, len(old))
 		for _, r := range old {
 			all = append(all, packed.Posting{Shingle: uint64(r.Shingle), Doc: uint64(r.DocID), Size: uint32(r.SketchSize), Rank: uint16(r.Rank)})
 		}

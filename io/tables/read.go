@@ -56,8 +56,8 @@ func open(ctx context.Context, name string) (*parquet.File, io.Closer, error) {
 // attach their identical copies.
 func ReadCopies(ctx context.Context, name string) ([]Doc, error) {
 	return readColumns(ctx, name, []column[Doc]{
-		{"doc_id", func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
-		{"identical_to", func(r *Doc, v parquet.Value) {
+		{name: "doc_id", set: func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
+		{name: "identical_to", set: func(r *Doc, v parquet.Value) {
 			if !v.IsNull() {
 				x := v.Int64()
 				r.IdenticalTo = &x
@@ -70,9 +70,9 @@ func ReadCopies(ctx context.Context, name string) ([]Doc, error) {
 // column (3 times faster on the sketch lists).
 func ReadSketches(ctx context.Context, name string) ([]Sketch, error) {
 	return readColumns(ctx, name, []column[Sketch]{
-		{"doc_id", func(r *Sketch, v parquet.Value) { r.DocID = v.Int64() }},
-		{"identity_key", func(r *Sketch, v parquet.Value) { r.IdentityKey = v.Int64() }},
-		{"sketch.list.element", func(r *Sketch, v parquet.Value) {
+		{name: "doc_id", set: func(r *Sketch, v parquet.Value) { r.DocID = v.Int64() }},
+		{name: "identity_key", set: func(r *Sketch, v parquet.Value) { r.IdentityKey = v.Int64() }},
+		{name: "sketch.list.element", set: func(r *Sketch, v parquet.Value) {
 			if !v.IsNull() {
 				r.Sketch = append(r.Sketch, v.Int64())
 			}
@@ -102,21 +102,21 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 	}
 	var sweep, file, status, extraction string
 	return readColumns(ctx, name, []column[Doc]{
-		{"doc_id", func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
-		{"id", func(r *Doc, v parquet.Value) { r.ID = optional(v) }},
-		{"url", func(r *Doc, v parquet.Value) { r.URL = optional(v) }},
-		{"date", func(r *Doc, v parquet.Value) { r.Date = optional(v) }},
-		{"sweep", func(r *Doc, v parquet.Value) { r.Sweep = same(&sweep, v) }},
-		{"source_file", func(r *Doc, v parquet.Value) { r.SourceFile = same(&file, v) }},
-		{"source_row", func(r *Doc, v parquet.Value) { r.SourceRow = v.Int64() }},
-		{"status", func(r *Doc, v parquet.Value) { r.Status = same(&status, v) }},
-		{"reason", func(r *Doc, v parquet.Value) { r.Reason = optional(v) }},
-		{"extraction", func(r *Doc, v parquet.Value) { r.Extraction = same(&extraction, v) }},
-		{"token_count", func(r *Doc, v parquet.Value) { r.TokenCount = v.Int64() }},
-		{"shingle_count", func(r *Doc, v parquet.Value) { r.ShingleCount = v.Int64() }},
-		{"sketch_size", func(r *Doc, v parquet.Value) { r.SketchSize = v.Int32() }},
-		{"content_fingerprint", func(r *Doc, v parquet.Value) { r.ContentFingerprint = v.Int64() }},
-		{"lexical_fingerprint", func(r *Doc, v parquet.Value) { r.LexicalFingerprint = v.Int64() }},
+		{name: "doc_id", set: func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
+		{name: "id", set: func(r *Doc, v parquet.Value) { r.ID = optional(v) }},
+		{name: "url", set: func(r *Doc, v parquet.Value) { r.URL = optional(v) }},
+		{name: "date", set: func(r *Doc, v parquet.Value) { r.Date = optional(v) }},
+		{name: "sweep", set: func(r *Doc, v parquet.Value) { r.Sweep = same(&sweep, v) }},
+		{name: "source_file", set: func(r *Doc, v parquet.Value) { r.SourceFile = same(&file, v) }},
+		{name: "source_row", set: func(r *Doc, v parquet.Value) { r.SourceRow = v.Int64() }},
+		{name: "status", set: func(r *Doc, v parquet.Value) { r.Status = same(&status, v) }},
+		{name: "reason", set: func(r *Doc, v parquet.Value) { r.Reason = optional(v) }},
+		{name: "extraction", set: func(r *Doc, v parquet.Value) { r.Extraction = same(&extraction, v) }},
+		{name: "token_count", set: func(r *Doc, v parquet.Value) { r.TokenCount = v.Int64() }},
+		{name: "shingle_count", set: func(r *Doc, v parquet.Value) { r.ShingleCount = v.Int64() }},
+		{name: "sketch_size", set: func(r *Doc, v parquet.Value) { r.SketchSize = v.Int32() }},
+		{name: "content_fingerprint", set: func(r *Doc, v parquet.Value) { r.ContentFingerprint = v.Int64() }},
+		{name: "lexical_fingerprint", set: func(r *Doc, v parquet.Value) { r.LexicalFingerprint = v.Int64() }},
 	})
 }
 
@@ -161,10 +161,10 @@ func ReadTable[T any](ctx context.Context, dir, table string) ([]T, error) {
 // reads whole.
 func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
 	return readColumns(ctx, name, []column[Posting]{
-		{"shingle", func(r *Posting, v parquet.Value) { r.Shingle = v.Int64() }},
-		{"doc_id", func(r *Posting, v parquet.Value) { r.DocID = v.Int64() }},
-		{"sketch_size", func(r *Posting, v parquet.Value) { r.SketchSize = v.Int32() }},
-		{"rank", func(r *Posting, v parquet.Value) { r.Rank = v.Int32() }},
+		{name: "shingle", integer: func(r *Posting, x int64) { r.Shingle = x }},
+		{name: "doc_id", integer: func(r *Posting, x int64) { r.DocID = x }},
+		{name: "sketch_size", integer: func(r *Posting, x int64) { r.SketchSize = int32(x) }},
+		{name: "rank", integer: func(r *Posting, x int64) { r.Rank = int32(x) }},
 	})
 }
 
@@ -173,22 +173,63 @@ func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
 // column, as ReadPostings does.
 func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
 	return readColumns(ctx, name, []column[Pair]{
-		{"doc_a", func(r *Pair, v parquet.Value) { r.DocA = v.Int64() }},
-		{"doc_b", func(r *Pair, v parquet.Value) { r.DocB = v.Int64() }},
-		{"shared", func(r *Pair, v parquet.Value) { r.Shared = v.Int32() }},
-		{"sketch_size_a", func(r *Pair, v parquet.Value) { r.SketchSizeA = v.Int32() }},
-		{"sketch_size_b", func(r *Pair, v parquet.Value) { r.SketchSizeB = v.Int32() }},
-		{"resemblance", func(r *Pair, v parquet.Value) { r.Resemblance = v.Double() }},
-		{"linked", func(r *Pair, v parquet.Value) { r.Linked = v.Boolean() }},
+		{name: "doc_a", integer: func(r *Pair, x int64) { r.DocA = x }},
+		{name: "doc_b", integer: func(r *Pair, x int64) { r.DocB = x }},
+		{name: "shared", integer: func(r *Pair, x int64) { r.Shared = int32(x) }},
+		{name: "sketch_size_a", integer: func(r *Pair, x int64) { r.SketchSizeA = int32(x) }},
+		{name: "sketch_size_b", integer: func(r *Pair, x int64) { r.SketchSizeB = int32(x) }},
+		{name: "resemblance", set: func(r *Pair, v parquet.Value) { r.Resemblance = v.Double() }},
+		{name: "linked", set: func(r *Pair, v parquet.Value) { r.Linked = v.Boolean() }},
 	})
 }
 
 // column is a column that readColumns reads, flat or a list, and how its
 // values go into a row: an optional column's nulls are null values, and
-// a list's elements come one by one (an empty list as one null).
+// a list's elements come one by one (an empty list as one null). A
+// required INT32 or INT64 column may give integer instead, which reads
+// the page's values without boxing each in a parquet.Value (twice as
+// fast).
 type column[T any] struct {
-	name string
-	set  func(*T, parquet.Value)
+	name    string
+	set     func(*T, parquet.Value)
+	integer func(*T, int64)
+}
+
+// readIntegers reads the values of a page of a required integer column
+// into rows through set, advancing *i, if the page can give them as
+// integers; done reports whether it could.
+func readIntegers[T any](vr parquet.ValueReader, rows []T, set func(*T, int64), i *int) (done bool, err error) {
+	var buf [4096]int64
+	var buf32 [4096]int32
+	for k := 0; ; {
+		var n int
+		var err error
+		switch r := vr.(type) {
+		case parquet.Int64Reader:
+			n, err = r.ReadInt64s(buf[:])
+		case parquet.Int32Reader:
+			n, err = r.ReadInt32s(buf32[:])
+			for j, x := range buf32[:n] {
+				buf[j] = int64(x)
+			}
+		default:
+			return false, nil
+		}
+		if k+n > len(rows) {
+			return true, fmt.Errorf("a column has more values than rows")
+		}
+		for j, x := range buf[:n] {
+			set(&rows[k+j], x)
+		}
+		k += n
+		*i += n
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return true, err
+		}
+	}
 }
 
 // readColumns reads the rows of a Parquet file column by column, filling
@@ -199,7 +240,7 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 		return nil, err
 	}
 	defer closer.Close()
-	index := make([]int, len(cols))
+	index, flat := make([]int, len(cols)), make([]bool, len(cols))
 	for c, col := range cols {
 		leaf, ok := f.Schema().Lookup(strings.Split(col.name, ".")...)
 		if !ok {
@@ -209,6 +250,13 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 			return nil, fmt.Errorf("%s: column %q is nested more than a list", name, col.name)
 		}
 		index[c] = leaf.ColumnIndex
+		flat[c] = leaf.MaxDefinitionLevel == 0 && leaf.MaxRepetitionLevel == 0
+	}
+	for c := range cols {
+		if cols[c].set == nil {
+			integer := cols[c].integer // a page that gives no integers
+			cols[c].set = func(r *T, v parquet.Value) { integer(r, v.Int64()) }
+		}
 	}
 	rows := make([]T, f.NumRows())
 	buf := make([]parquet.Value, 4096)
@@ -218,6 +266,11 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 		for c, col := range cols {
 			i := base
 			err := eachPage(rg.ColumnChunks()[index[c]], func(vr parquet.ValueReader) error {
+				if col.integer != nil && flat[c] {
+					if done, err := readIntegers(vr, rows[i:base+n], col.integer, &i); done || err != nil {
+						return err
+					}
+				}
 				for {
 					k, err := vr.ReadValues(buf)
 					for _, v := range buf[:k] {
