@@ -174,7 +174,7 @@ func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]b
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
 		h := fingerprint.New(f.Cfg.Seed)
-		old, err := readAligned(ctx, ix.URLs, part, f.Cfg.Partitions, tables.Read[tables.URL], func(u *tables.URL, n int) int {
+		old, err := readAligned(ctx, ix.URLs, part, f.Cfg.Partitions, tables.ReadURLs, func(u *tables.URL, n int) int {
 			return packed.Partition(h.String(u.URL), n)
 		})
 		if err != nil {

@@ -246,3 +246,21 @@ func TestReadDocMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestReadURLs: the urls table read column by column as written.
+func TestReadURLs(t *testing.T) {
+	ctx := context.Background()
+	rows := make([]URL, 10_000)
+	for i := range rows {
+		rows[i] = URL{URL: fmt.Sprint("https://x.test/", i), FirstSweep: []string{"2026-01-01", "2026-02-01"}[i/3000%2],
+			LastSweep: []string{"2026-02-01", "2026-03-01"}[i/4000%2], Docs: int64(i%4 + 1), LastDocID: int64(i * 3)}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(ctx, name, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadURLs(ctx, name)
+	if err != nil || !slices.Equal(got, rows) {
+		t.Fatalf("ReadURLs: %d rows of %d, or other values; %v", len(got), len(rows), err)
+	}
+}

@@ -93,31 +93,46 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 		s := string(v.ByteArray())
 		return &s
 	}
-	// same returns the string of v, reusing *last when they are equal.
-	same := func(last *string, v parquet.Value) string {
-		if b := v.ByteArray(); string(b) != *last {
-			*last = string(b)
-		}
-		return *last
-	}
 	var sweep, file, status, extraction string
 	return readColumns(ctx, name, []column[Doc]{
 		{name: "doc_id", set: func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
 		{name: "id", set: func(r *Doc, v parquet.Value) { r.ID = optional(v) }},
 		{name: "url", set: func(r *Doc, v parquet.Value) { r.URL = optional(v) }},
 		{name: "date", set: func(r *Doc, v parquet.Value) { r.Date = optional(v) }},
-		{name: "sweep", set: func(r *Doc, v parquet.Value) { r.Sweep = same(&sweep, v) }},
-		{name: "source_file", set: func(r *Doc, v parquet.Value) { r.SourceFile = same(&file, v) }},
+		{name: "sweep", set: func(r *Doc, v parquet.Value) { r.Sweep = reuse(&sweep, v) }},
+		{name: "source_file", set: func(r *Doc, v parquet.Value) { r.SourceFile = reuse(&file, v) }},
 		{name: "source_row", set: func(r *Doc, v parquet.Value) { r.SourceRow = v.Int64() }},
-		{name: "status", set: func(r *Doc, v parquet.Value) { r.Status = same(&status, v) }},
+		{name: "status", set: func(r *Doc, v parquet.Value) { r.Status = reuse(&status, v) }},
 		{name: "reason", set: func(r *Doc, v parquet.Value) { r.Reason = optional(v) }},
-		{name: "extraction", set: func(r *Doc, v parquet.Value) { r.Extraction = same(&extraction, v) }},
+		{name: "extraction", set: func(r *Doc, v parquet.Value) { r.Extraction = reuse(&extraction, v) }},
 		{name: "token_count", set: func(r *Doc, v parquet.Value) { r.TokenCount = v.Int64() }},
 		{name: "shingle_count", set: func(r *Doc, v parquet.Value) { r.ShingleCount = v.Int64() }},
 		{name: "sketch_size", set: func(r *Doc, v parquet.Value) { r.SketchSize = v.Int32() }},
 		{name: "content_fingerprint", set: func(r *Doc, v parquet.Value) { r.ContentFingerprint = v.Int64() }},
 		{name: "lexical_fingerprint", set: func(r *Doc, v parquet.Value) { r.LexicalFingerprint = v.Int64() }},
 	})
+}
+
+// ReadURLs reads a urls shard as Read[URL] does, column by column (the
+// sweeps share one string per run of equal values).
+func ReadURLs(ctx context.Context, name string) ([]URL, error) {
+	var first, last string
+	return readColumns(ctx, name, []column[URL]{
+		{name: "url", set: func(r *URL, v parquet.Value) { r.URL = string(v.ByteArray()) }},
+		{name: "first_sweep", set: func(r *URL, v parquet.Value) { r.FirstSweep = reuse(&first, v) }},
+		{name: "last_sweep", set: func(r *URL, v parquet.Value) { r.LastSweep = reuse(&last, v) }},
+		{name: "docs", integer: func(r *URL, x int64) { r.Docs = x }},
+		{name: "last_doc_id", integer: func(r *URL, x int64) { r.LastDocID = x }},
+	})
+}
+
+// reuse returns the string of v, reusing *last when they are equal (a
+// column of few distinct values allocates once per run of them).
+func reuse(last *string, v parquet.Value) string {
+	if b := v.ByteArray(); string(b) != *last {
+		*last = string(b)
+	}
+	return *last
 }
 
 // NumRows is the number of rows of the Parquet file name, from its footer.
