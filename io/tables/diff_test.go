@@ -92,10 +92,7 @@ func TestReadPostings(t *testing.T) {
 	for i := range rows {
 		rows[i] = Posting{Shingle: int64(i) * 7919, DocID: int64(i*31) % 1000, SketchSize: int32(i % 97), Rank: int32(i % 13)}
 	}
-	name := filepath.Join(t.TempDir(), "part-00000.parquet")
-	if err := Write(ctx, name, rows); err != nil {
-		t.Fatal(err)
-	}
+	name := writeShard(t, rows)
 	got, err := ReadPostings(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -126,10 +123,7 @@ func TestReadPairCounts(t *testing.T) {
 		rows[i] = Pair{DocA: int64(i), DocB: int64(i + 1 + i%7), Shared: int32(i % 50), SketchSizeA: int32(i % 70), SketchSizeB: int32(i % 90),
 			Resemblance: float64(i%1000) / 1000, ContainmentAInB: &c, Linked: i%3 == 0}
 	}
-	name := filepath.Join(t.TempDir(), "part-00000.parquet")
-	if err := Write(ctx, name, rows); err != nil {
-		t.Fatal(err)
-	}
+	name := writeShard(t, rows)
 	got, err := ReadPairCounts(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -157,10 +151,7 @@ func TestReadCopies(t *testing.T) {
 			rows[i].IdenticalTo = &x
 		}
 	}
-	name := filepath.Join(t.TempDir(), "part-00000.parquet")
-	if err := Write(ctx, name, rows); err != nil {
-		t.Fatal(err)
-	}
+	name := writeShard(t, rows)
 	got, err := ReadCopies(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -186,10 +177,7 @@ func TestReadSketches(t *testing.T) {
 			rows[i].Sketch = append(rows[i].Sketch, int64(i*10+k))
 		}
 	}
-	name := filepath.Join(t.TempDir(), "part-00000.parquet")
-	if err := Write(ctx, name, rows); err != nil {
-		t.Fatal(err)
-	}
+	name := writeShard(t, rows)
 	got, err := ReadSketches(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -228,10 +216,7 @@ func TestReadDocMeta(t *testing.T) {
 			rows[i].Date = str("2025-12-31")
 		}
 	}
-	name := filepath.Join(t.TempDir(), "part-00000.parquet")
-	if err := Write(ctx, name, rows); err != nil {
-		t.Fatal(err)
-	}
+	name := writeShard(t, rows)
 	got, err := ReadDocMeta(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -255,12 +240,20 @@ func TestReadURLs(t *testing.T) {
 		rows[i] = URL{URL: fmt.Sprint("https://x.test/", i), FirstSweep: []string{"2026-01-01", "2026-02-01"}[i/3000%2],
 			LastSweep: []string{"2026-02-01", "2026-03-01"}[i/4000%2], Docs: int64(i%4 + 1), LastDocID: int64(i * 3)}
 	}
-	name := filepath.Join(t.TempDir(), "part-00000.parquet")
-	if err := Write(ctx, name, rows); err != nil {
-		t.Fatal(err)
-	}
+	name := writeShard(t, rows)
 	got, err := ReadURLs(ctx, name)
 	if err != nil || !slices.Equal(got, rows) {
 		t.Fatalf("ReadURLs: %d rows of %d, or other values; %v", len(got), len(rows), err)
 	}
+}
+
+// writeShard writes rows to a shard in a temporary folder and returns its
+// path.
+func writeShard[T any](t *testing.T, rows []T) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	if err := Write(context.Background(), name, rows); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }
