@@ -152,17 +152,10 @@ func CarryShards(s beam.Scope, shards []Shard, table string, runs int, cfg Confi
 type shardCopy struct{ From, To string }
 
 func copyShard(ctx context.Context, c shardCopy, emit func(string)) error {
-	if err := copyFile(ctx, c.From, c.To); err != nil {
+	if err := beamfs.Copy(ctx, c.From, c.To); err != nil {
 		return err
 	}
 	emit(c.To)
 	return nil
 }
 
-func copyFile(ctx context.Context, from, to string) error {
-	b, err := beamfs.ReadFile(ctx, from)
-	if err != nil {
-		return err
-	}
-	return beamfs.WriteFile(ctx, to, b)
-}

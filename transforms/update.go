@@ -271,7 +271,7 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair, emitLinks func(int, []byte)) error {
 	runs := int(f.Cfg.FirstNewDoc >> 40) // the index's input files (DocID)
 	name := sh.carriedName(runs)
-	if err := copyFile(ctx, sh.Path, beamfs.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
+	if err := beamfs.Copy(ctx, sh.Path, beamfs.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
 		return err
 	}
 	for _, c := range f.Cfg.Index.Contained {
@@ -285,7 +285,7 @@ func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.P
 		if n == 0 {
 			break // the empty shard of a table without rows
 		}
-		if err := copyFile(ctx, c.Path, beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
+		if err := beamfs.Copy(ctx, c.Path, beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
 			return err
 		}
 		containedWritten.Inc(ctx, n)

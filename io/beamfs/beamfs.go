@@ -233,6 +233,45 @@ func Move(ctx context.Context, oldpath, newpath string) error {
 	return fmt.Errorf("filesystem of %q can neither rename nor copy", oldpath)
 }
 
+// Copy copies the file from to the file to, replacing it: on the local
+// filesystem by a hard link where it can (the files of a table carried
+// from run to run take no more room; neardup replaces files, never writes
+// into them), on an object store by its own copy when both are on it,
+// else by reading and writing.
+func Copy(ctx context.Context, from, to string) error {
+	if !strings.Contains(from, "://") && !strings.Contains(to, "://") {
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		os.Remove(to) // a retried copy replaces it
+		if os.Link(from, to) == nil {
+			return nil
+		}
+	} else if scheme(from) == scheme(to) {
+		fs, err := filesystem.New(ctx, from)
+		if err != nil {
+			return err
+		}
+		defer fs.Close()
+		if cp, ok := fs.(filesystem.Copier); ok {
+			return cp.Copy(ctx, from, to)
+		}
+	}
+	b, err := ReadFile(ctx, from)
+	if err != nil {
+		return err
+	}
+	return WriteFile(ctx, to, b)
+}
+
+// scheme is the scheme of a path ("" for a plain local path).
+func scheme(name string) string {
+	if i := strings.Index(name, "://"); i >= 0 {
+		return name[:i]
+	}
+	return ""
+}
+
 // maxDepth is how many levels below a folder RemoveAll looks on schemes
 // whose List has no recursive glob; neardup's deepest is 3
 // (_temporary/RUN/TABLE/part-*.parquet).

@@ -164,3 +164,37 @@ func TestRemoveAllNested(t *testing.T) {
 		t.Errorf("after RemoveAll: %v, want %v", left, want)
 	}
 }
+
+// TestCopy: a local copy is a file of its own name with the same bytes,
+// which outlives the original and replaces what it lands on; a copy
+// between object-store paths and across schemes works too.
+func TestCopy(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "a"), filepath.Join(dir, "sub", "b")
+	if err := WriteFile(ctx, src, []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(ctx, dst, []byte("older, longer content")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Copy(ctx, src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(ctx, dst); err != nil || string(b) != "hello" {
+		t.Errorf("the copy after its original is gone: %q, %v", b, err)
+	}
+	mem := "memfs://copytest/x"
+	if err := Copy(ctx, dst, mem); err != nil {
+		t.Fatal(err)
+	}
+	if err := Copy(ctx, mem, "memfs://copytest/y"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(ctx, "memfs://copytest/y"); err != nil || string(b) != "hello" {
+		t.Errorf("a copy on memfs: %q, %v", b, err)
+	}
+}
