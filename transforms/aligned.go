@@ -158,4 +158,3 @@ func copyShard(ctx context.Context, c shardCopy, emit func(string)) error {
 	emit(c.To)
 	return nil
 }
-
