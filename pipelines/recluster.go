@@ -54,8 +54,8 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
 	transforms.WritePairs(s, pairRows, cfg)
 	transforms.Assemble(s, meta, assignments, stats, cfg)
-	transforms.Sweeps(s, meta, assignments, reps, cfg)                                             // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, len(index.inputs), cfg) // for updates
+	transforms.Sweeps(s, meta, assignments, reps, cfg)                          // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, cfg) // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -175,7 +175,7 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 		*t.shards = shards
 	}
 	var err error
-	index.tables, err = transforms.NewIndexTables(src.Partitions, index.docs, index.pairs, index.contained, index.sketches, index.postings, index.urls)
+	index.tables, err = transforms.NewIndexTables(src.Partitions, len(src.Inputs), index.docs, index.pairs, index.contained, index.sketches, index.postings, index.urls)
 	return index, err
 }
 

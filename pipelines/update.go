@@ -56,8 +56,8 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	}
 	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.
-	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, len(index.inputs), cfg)
-	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, len(index.inputs), cfg)
+	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, cfg)
+	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, cfg)
 }
 
 // Update deduplicates opt.Input against the index opt.From and writes, in

@@ -39,23 +39,26 @@ type IndexTables struct {
 }
 
 // Shard is one file of a table: the records of the partitions p with
-// p mod Of = Part.
+// p mod Of = Part. CarriedName is its name once carried into the output
+// of an update or recluster of its output.
 type Shard struct {
-	Path     string
-	Part, Of int
-	Carried  bool // named part-Q-of-P-nN
+	Path        string
+	Part, Of    int
+	CarriedName string
 }
 
 // NewIndexTables reads the partitions of an index's shards, cut by
-// partitions partitions unless carried, from their names.
-func NewIndexTables(partitions int, docs, pairs, contained, sketches, postings, urls []string) (IndexTables, error) {
+// partitions partitions unless carried, from their names; runs is the
+// number of the index's input files, which names its own shards once
+// carried.
+func NewIndexTables(partitions, runs int, docs, pairs, contained, sketches, postings, urls []string) (IndexTables, error) {
 	ix := IndexTables{Partitions: partitions}
 	for _, t := range []struct {
 		in  []string
 		out *[]Shard
 	}{{docs, &ix.Docs}, {pairs, &ix.Pairs}, {contained, &ix.Contained}, {sketches, &ix.Sketches}, {postings, &ix.Postings}, {urls, &ix.URLs}} {
 		for _, name := range t.in {
-			sh, err := parseShard(name, partitions)
+			sh, err := parseShard(name, partitions, runs)
 			if err != nil {
 				return ix, err
 			}
@@ -65,29 +68,24 @@ func NewIndexTables(partitions int, docs, pairs, contained, sketches, postings, 
 	return ix, nil
 }
 
-// parseShard reads a shard's partition from its name.
-func parseShard(name string, partitions int) (Shard, error) {
+// parseShard reads a shard's partition from its name, in an output with
+// partitions partitions and runs input files. A shard carried already
+// keeps its name.
+func parseShard(name string, partitions, runs int) (Shard, error) {
 	sh := Shard{Path: name, Of: partitions}
 	var n int
 	base := path.Base(name)
 	if _, err := fmt.Sscanf(base, "part-%05d-of-%05d-n%06d.parquet", &sh.Part, &sh.Of, &n); err == nil {
-		sh.Carried = true
+		sh.CarriedName = base
 	} else if _, err := fmt.Sscanf(base, "part-%05d.parquet", &sh.Part); err != nil {
 		return sh, fmt.Errorf("%s is not a neardup shard (part-N.parquet or part-N-of-P-nF.parquet)", name)
+	} else {
+		sh.CarriedName = fmt.Sprintf("part-%05d-of-%05d-n%06d.parquet", sh.Part, sh.Of, runs)
 	}
 	if sh.Of <= 0 || sh.Part < 0 || sh.Part >= sh.Of || partitions%sh.Of != 0 {
 		return sh, fmt.Errorf("%s is not a shard of an output with %d partitions", name, partitions)
 	}
 	return sh, nil
-}
-
-// carriedName is the name of shard sh once carried into the output of a
-// run whose index had runs input files.
-func (sh Shard) carriedName(runs int) string {
-	if sh.Carried {
-		return path.Base(sh.Path)
-	}
-	return fmt.Sprintf("part-%05d-of-%05d-n%06d.parquet", sh.Part, sh.Of, runs)
 }
 
 // readAligned reads, with read, the rows of the index's shards (one of
@@ -133,17 +131,16 @@ func emptyBatch(p int, emit func(int, []byte)) { emit(p, packed.Seal(nil, nil)) 
 
 // CarryShards copies the shards of one table of an index (shards) into
 // this run's table of that name, unchanged, under their carried names
-// (see IndexTables; runs is the number of the index's input files): an
-// update or a recluster keeps the rows of a table that only grows without
-// rewriting them.
-func CarryShards(s beam.Scope, shards []Shard, table string, runs int, cfg Config) {
+// (see IndexTables): an update or a recluster keeps the rows of a table
+// that only grows without rewriting them.
+func CarryShards(s beam.Scope, shards []Shard, table string, cfg Config) {
 	if cfg.TempDir == "" || len(shards) == 0 {
 		return
 	}
 	s = s.Scope("CarryShards")
 	var copies []shardCopy
 	for _, sh := range shards {
-		copies = append(copies, shardCopy{From: sh.Path, To: beamfs.Join(cfg.TempDir, table, sh.carriedName(runs))})
+		copies = append(copies, shardCopy{From: sh.Path, To: beamfs.Join(cfg.TempDir, table, sh.CarriedName)})
 	}
 	drain(s, beam.ParDo(s, copyShard, beam.Reshuffle(s, beam.CreateList(s, copies))))
 }

@@ -16,14 +16,14 @@ func TestParseShard(t *testing.T) {
 		carried    string
 	}{
 		{"out/postings/part-00003.parquet", 8, Shard{Path: "out/postings/part-00003.parquet", Part: 3, Of: 8}, "part-00003-of-00008-n000002.parquet"},
-		{"out/postings/part-00001-of-00004-n000001.parquet", 8, Shard{Path: "out/postings/part-00001-of-00004-n000001.parquet", Part: 1, Of: 4, Carried: true}, "part-00001-of-00004-n000001.parquet"},
+		{"out/postings/part-00001-of-00004-n000001.parquet", 8, Shard{Path: "out/postings/part-00001-of-00004-n000001.parquet", Part: 1, Of: 4}, "part-00001-of-00004-n000001.parquet"},
 	} {
-		got, err := parseShard(c.name, c.partitions)
-		if err != nil || got != c.want {
-			t.Errorf("parseShard(%q, %d) = %+v, %v; want %+v", c.name, c.partitions, got, err, c.want)
-		}
-		if n := got.carriedName(2); n != c.carried {
+		got, err := parseShard(c.name, c.partitions, 2)
+		if n := got.CarriedName; n != c.carried {
 			t.Errorf("%q carried as %q, want %q", c.name, n, c.carried)
+		}
+		if got.CarriedName = ""; err != nil || got != c.want {
+			t.Errorf("parseShard(%q, %d) = %+v, %v; want %+v", c.name, c.partitions, got, err, c.want)
 		}
 	}
 	for _, bad := range []struct {
@@ -34,7 +34,7 @@ func TestParseShard(t *testing.T) {
 		{"part-00001-of-00003-n000001.parquet", 8}, // 8 is no multiple of 3
 		{"other.parquet", 8},
 	} {
-		if sh, err := parseShard(bad.name, bad.partitions); err == nil {
+		if sh, err := parseShard(bad.name, bad.partitions, 2); err == nil {
 			t.Errorf("parseShard(%q, %d) = %+v, want an error", bad.name, bad.partitions, sh)
 		}
 	}

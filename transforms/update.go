@@ -269,8 +269,7 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 // rows to phase 4, and counts the rows as estimateFn and writePairsFn
 // would have.
 func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair, emitLinks func(int, []byte)) error {
-	runs := int(f.Cfg.FirstNewDoc >> 40) // the index's input files (DocID)
-	name := sh.carriedName(runs)
+	name := sh.CarriedName
 	if err := beamfs.Copy(ctx, sh.Path, beamfs.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
 		return err
 	}
