@@ -307,6 +307,14 @@ func TestLostAndFound(t *testing.T) {
 		t.Errorf("Lost of a URL never seen = %v, %v", u, err)
 	}
 
+	// An update adding an unrelated page to the latest sweep finds the
+	// lost pages where the index's documents of that sweep hold them.
+	writeSweep(t, filepath.Join(dir, "sweep-2-more.parquet"), []string{"https://example.test/extra"}, []string{words(5000, 120)})
+	more := runUpdate(t, up.dir, filepath.Join(dir, "sweep-2-more.parquet"), cfg)
+	if err := tables.Diff(context.Background(), up.dir, more.dir, tables.LostTable); err != nil {
+		t.Errorf("adding to the latest sweep: %v", err)
+	}
+
 	// Recluster keeps the sweeps: the same urls and lost tables.
 	again := t.TempDir()
 	if _, err := Recluster(context.Background(), ReclusterOptions{From: up.dir, Output: again, Policy: cfg.Policy}); err != nil {

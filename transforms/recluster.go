@@ -117,7 +117,11 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	var docs []tables.Doc
 	var err error
 	if f.Cfg.Index.Partitions > 0 {
-		docs, err = readDocColumns(ctx, shard, f.Cfg.Keep.Ranked() || f.Cfg.MultiSweep)
+		// An update needs the copies only, and the columns that rank
+		// them or find the lost URLs' documents when it ranks or finds
+		// (the manifest's status counts come from Assemble, which reads
+		// the whole rows).
+		docs, err = tables.ReadCopies(ctx, shard, f.Cfg.Keep.Ranked() || f.Cfg.MultiSweep)
 	} else {
 		docs, err = tables.Read[tables.Doc](ctx, shard)
 	}
@@ -176,37 +180,6 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	docsTooShort.Inc(ctx, nShort)
 	identicalSkipped.Inc(ctx, nCopies)
 	return nil
-}
-
-// docColumns are the docs columns an update needs beside Assemble: the
-// copies, the ranks under --keep, the counts and, for the lost and found,
-// the URLs of the latest sweep.
-type docColumns struct {
-	DocID       int64   `parquet:"doc_id"`
-	URL         *string `parquet:"url,optional"`
-	Date        *string `parquet:"date,optional"`
-	Sweep       string  `parquet:"sweep,dict"`
-	Status      string  `parquet:"status"`
-	TokenCount  int64   `parquet:"token_count"`
-	IdenticalTo *int64  `parquet:"identical_to,optional"`
-}
-
-// readDocColumns reads those columns of a docs shard only, and only the
-// copies' unless all is set (the manifest's status counts come from
-// Assemble, which reads the whole rows).
-func readDocColumns(ctx context.Context, shard string, all bool) ([]tables.Doc, error) {
-	if !all {
-		return tables.ReadCopies(ctx, shard)
-	}
-	rows, err := tables.Read[docColumns](ctx, shard)
-	if err != nil {
-		return nil, err
-	}
-	docs := make([]tables.Doc, len(rows))
-	for i, r := range rows {
-		docs[i] = tables.Doc{DocID: r.DocID, URL: r.URL, Date: r.Date, Sweep: r.Sweep, Status: r.Status, TokenCount: r.TokenCount, IdenticalTo: r.IdenticalTo}
-	}
-	return docs, nil
 }
 
 func deref(s *string) string {

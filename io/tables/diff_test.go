@@ -140,7 +140,7 @@ func TestReadPairCounts(t *testing.T) {
 }
 
 // TestReadCopies: an optional column read column by column keeps its
-// nulls where they are.
+// nulls where they are, with or without the phase 1 columns.
 func TestReadCopies(t *testing.T) {
 	ctx := context.Background()
 	rows := make([]Doc, 50_000)
@@ -152,16 +152,21 @@ func TestReadCopies(t *testing.T) {
 		}
 	}
 	name := writeShard(t, rows)
-	got, err := ReadCopies(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(rows) {
-		t.Fatalf("%d rows, want %d", len(got), len(rows))
-	}
-	for i, r := range rows {
-		if got[i].DocID != r.DocID || (got[i].IdenticalTo == nil) != (r.IdenticalTo == nil) || (r.IdenticalTo != nil && *got[i].IdenticalTo != *r.IdenticalTo) {
-			t.Fatalf("row %d: %+v, want %+v", i, got[i], r)
+	for _, meta := range []bool{false, true} {
+		got, err := ReadCopies(ctx, name, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(rows) {
+			t.Fatalf("%d rows, want %d", len(got), len(rows))
+		}
+		for i, r := range rows {
+			if got[i].DocID != r.DocID || (got[i].IdenticalTo == nil) != (r.IdenticalTo == nil) || (r.IdenticalTo != nil && *got[i].IdenticalTo != *r.IdenticalTo) {
+				t.Fatalf("row %d: %+v, want %+v", i, got[i], r)
+			}
+			if want := map[bool]string{false: "", true: StatusOK}[meta]; got[i].Status != want {
+				t.Fatalf("row %d read with meta %v: status %q, want %q", i, meta, got[i].Status, want)
+			}
 		}
 	}
 }

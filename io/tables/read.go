@@ -53,17 +53,19 @@ func open(ctx context.Context, name string) (*parquet.File, io.Closer, error) {
 
 // ReadCopies reads the doc_id and identical_to columns of a docs shard,
 // column by column: what an update needs of the index's documents to
-// attach their identical copies.
-func ReadCopies(ctx context.Context, name string) ([]Doc, error) {
-	return readColumns(ctx, name, []column[Doc]{
-		{name: "doc_id", set: func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
-		{name: "identical_to", set: func(r *Doc, v parquet.Value) {
-			if !v.IsNull() {
-				x := v.Int64()
-				r.IdenticalTo = &x
-			}
-		}},
-	})
+// attach their identical copies; with meta, also the columns phase 1
+// writes (ReadDocMeta's), which rank them under --keep.
+func ReadCopies(ctx context.Context, name string, meta bool) ([]Doc, error) {
+	cols := docMetaColumns()
+	if !meta {
+		cols = cols[:1] // doc_id
+	}
+	return readColumns(ctx, name, append(cols, column[Doc]{name: "identical_to", set: func(r *Doc, v parquet.Value) {
+		if !v.IsNull() {
+			x := v.Int64()
+			r.IdenticalTo = &x
+		}
+	}}))
 }
 
 // ReadSketches reads a sketches shard as Read[Sketch] does, column by
@@ -82,10 +84,15 @@ func ReadSketches(ctx context.Context, name string) ([]Sketch, error) {
 
 // ReadDocMeta reads the columns of a docs shard that phase 1 writes (all
 // but the cluster columns, which stay empty) column by column: an update
-// rewrites the index's docs rows with new cluster columns. The
-// low-cardinality strings (sweep, source file, status, extraction) share
-// one string per run of equal values.
+// rewrites the index's docs rows with new cluster columns.
 func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
+	return readColumns(ctx, name, docMetaColumns())
+}
+
+// docMetaColumns are the docs columns phase 1 writes, doc_id first. The
+// low-cardinality strings (sweep, source file, status, extraction) share
+// one string per run of equal values: the list is one read's.
+func docMetaColumns() []column[Doc] {
 	optional := func(v parquet.Value) *string {
 		if v.IsNull() {
 			return nil
@@ -94,7 +101,7 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 		return &s
 	}
 	var sweep, file, status, extraction string
-	return readColumns(ctx, name, []column[Doc]{
+	return []column[Doc]{
 		{name: "doc_id", set: func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
 		{name: "id", set: func(r *Doc, v parquet.Value) { r.ID = optional(v) }},
 		{name: "url", set: func(r *Doc, v parquet.Value) { r.URL = optional(v) }},
@@ -110,7 +117,7 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 		{name: "sketch_size", set: func(r *Doc, v parquet.Value) { r.SketchSize = v.Int32() }},
 		{name: "content_fingerprint", set: func(r *Doc, v parquet.Value) { r.ContentFingerprint = v.Int64() }},
 		{name: "lexical_fingerprint", set: func(r *Doc, v parquet.Value) { r.LexicalFingerprint = v.Int64() }},
-	})
+	}
 }
 
 // ReadURLs reads a urls shard as Read[URL] does, column by column (the
