@@ -72,10 +72,7 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 		if err != nil {
 			return err
 		}
-		for i := range old {
-			clearClusterColumns(&old[i])
-		}
-		docs = append(docs, old...)
+		docs = append(docs, old...) // their cluster columns unread: empty
 	}
 	asg, err := decodeBatches(assigns, packed.AppendAssignments)
 	if err != nil {
