@@ -28,8 +28,10 @@ func TestDeterministicAcrossPartitions(t *testing.T) {
 			if len(first.docs) == 0 || len(first.clusters) == 0 || len(first.pairs) == 0 {
 				t.Error("empty tables prove nothing")
 			}
-			for _, parts := range []int{8, 13} {
-				cfg.Partitions = parts
+			// Lanes: each keyed step's partitions one at a time, and
+			// four at once (see transforms' lanes).
+			for _, c := range []struct{ parts, lanes int }{{8, 1}, {13, 4}} {
+				cfg.Partitions, cfg.Lanes = c.parts, c.lanes
 				sameTables(t, first, run(t, input, cfg))
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +104,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
+	cfg.Lanes = lanes(cfg.Lanes)
 	return execute(ctx, out, m, start, watch{opt.Progress, countRows(files, cfg.Columns)}, func(s beam.Scope) { Build(s, files, cfg) })
 }
 
@@ -169,6 +171,20 @@ func workersInProcess() bool {
 		return false
 	}
 	return env == "loopback"
+}
+
+// lanes settles Config.Lanes when it is not set (n <= 0): the cores when
+// the workers run in this process, where the embedded runner would run a
+// keyed stage's partitions one after another (see transforms' lanes); 1
+// where the runner spreads them itself.
+func lanes(n int) int {
+	switch {
+	case n > 0:
+		return n
+	case workersInProcess():
+		return runtime.GOMAXPROCS(0)
+	}
+	return 1
 }
 
 // countRows counts the rows of files from their Parquet footers. Files

@@ -139,6 +139,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
+	cfg.Lanes = lanes(cfg.Lanes)
 	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, index, cfg) })
 }
 

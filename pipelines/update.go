@@ -130,6 +130,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.TempDir = out.TempDir
+	cfg.Lanes = lanes(cfg.Lanes)
 	return execute(ctx, out, m, start, watch{opt.Progress, countRows(newPaths, cfg.Columns)},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })
 }

@@ -52,7 +52,16 @@ func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Confi
 	return files
 }
 
-type assembleFn struct{ Cfg Config }
+type assembleFn struct {
+	Cfg   Config
+	lanes lanes[func(string)]
+}
+
+func (f *assembleFn) StartBundle(ctx context.Context, emit func(string)) { f.lanes.reset() }
+
+func (f *assembleFn) FinishBundle(ctx context.Context, emit func(string)) error {
+	return f.lanes.finish(ctx, emit)
+}
 
 // statusCounter names the phase 1 counter (docs_<name>) of each status.
 var statusCounter = map[string]string{
@@ -60,27 +69,46 @@ var statusCounter = map[string]string{
 }
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
-	defer outputTime.done(ctx, time.Now())
+	metas, assigns, statsIt = hold(metas), hold(assigns), hold(statsIt)
+	return f.lanes.timed(ctx, f.Cfg.Lanes, emit, outputTime, func() (laneOut[func(string)], error) {
+		files, tally, err := f.assemble(ctx, part, metas, assigns, statsIt)
+		return func(ctx context.Context, emit func(string)) error {
+			for _, name := range files {
+				emit(name)
+			}
+			docsWritten.Inc(ctx, tally["docs_written"])
+			docsClustered.Inc(ctx, tally["docs_in_clusters"])
+			docsAlone.Inc(ctx, tally["docs_alone"])
+			docsNotSketched.Inc(ctx, tally["docs_empty_or_rejected"])
+			clustersWritten.Inc(ctx, tally["clusters_written"])
+			return nil
+		}, err
+	})
+}
+
+// assemble joins and writes one partition's docs and clusters shards and
+// its tally, and returns the shards' names and the tally.
+func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool) ([]string, map[string]int64, error) {
 	docs, err := decodeBatches(metas, tables.Decode[tables.Doc])
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
 		old, err := readAligned(ctx, ix.Docs, part, f.Cfg.Partitions, tables.ReadDocMeta, func(d *tables.Doc, n int) int {
 			return packed.Partition(uint64(d.DocID), n)
 		})
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		docs = append(docs, old...) // their cluster columns unread: empty
 	}
 	asg, err := decodeBatches(assigns, packed.AppendAssignments)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	sts, err := decodeBatches(statsIt, packed.AppendClusterStats)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmp.Compare(uint64(x.DocID), uint64(y.DocID)) })
 	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
@@ -88,25 +116,21 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 
 	n := clusters.Join(docs, asg)
 	clusterRows := clusters.Rows(sts, docs)
+	var files []string
 	if len(docs) > 0 {
 		name := beamfs.Join(f.Cfg.TempDir, tables.DocsTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, docs); err != nil {
-			return err
+			return nil, nil, err
 		}
-		emit(name)
+		files = append(files, name)
 	}
 	if len(clusterRows) > 0 {
 		name := beamfs.Join(f.Cfg.TempDir, tables.ClustersTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, clusterRows); err != nil {
-			return err
+			return nil, nil, err
 		}
-		emit(name)
+		files = append(files, name)
 	}
-	docsWritten.Inc(ctx, int64(len(docs)))
-	docsClustered.Inc(ctx, n.Clustered)
-	docsAlone.Inc(ctx, n.Alone)
-	docsNotSketched.Inc(ctx, n.EmptyOrRejected)
-	clustersWritten.Inc(ctx, int64(len(clusterRows)))
 	// The accounting identity also travels as data: Prism can drop the
 	// metrics of one of two bundles that finish together while it does
 	// not know a counter's short ID yet (jobservices metricsStore keeps
@@ -126,9 +150,9 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	}
 	tally, err := json.Marshal(counts)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return beamfs.WriteFile(ctx, beamfs.Join(f.Cfg.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
+	return files, counts, beamfs.WriteFile(ctx, beamfs.Join(f.Cfg.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
 }
 
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair

@@ -370,64 +370,81 @@ func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sket
 type attachFn struct {
 	Cfg            Config
 	members, links *batcher // the bundle's
+	lanes          lanes[[2]func(int, []byte)]
 }
 
 func (f *attachFn) StartBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) {
+	f.lanes.reset()
 	f.members, f.links = nil, nil
 }
 
-func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) {
+func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) error {
+	if err := f.lanes.finish(ctx, [2]func(int, []byte){emitMembers, emitLinks}); err != nil {
+		return err
+	}
 	finishBatcher(&f.members, ctx, emitMembers)
 	finishBatcher(&f.links, ctx, emitLinks)
+	return nil
 }
 
 func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
-	defer phase4Time.done(ctx, time.Now())
+	labelsIt, linksIt, copiesIt, ranksIt, repsIt = hold(labelsIt), hold(linksIt), hold(copiesIt), hold(ranksIt), hold(repsIt)
+	return f.lanes.timed(ctx, f.Cfg.Lanes, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
+		members, clinks, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
+		return func(ctx context.Context, emit [2]func(int, []byte)) error {
+			parts := f.Cfg.Partitions
+			mo := bundleBatcher(&f.members, ctx, "members", parts, emit[0])
+			for _, m := range members {
+				mo.add(packed.Partition(m.Comp, parts), m)
+			}
+			lo := bundleBatcher(&f.links, ctx, "cluster_links", parts, emit[1])
+			for _, l := range clinks {
+				lo.add(packed.Partition(l.Comp, parts), l)
+			}
+			return nil
+		}, err
+	})
+}
+
+// attach attaches one doc partition's documents to their components,
+// after writing the partition's sketches shard.
+func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool) ([]packed.Member, []packed.ClusterLink, error) {
 	labels, err := decodeBatches(labelsIt, packed.AppendArcs)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	links, err := decodeBatches(linksIt, packed.AppendEdges)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	ranks, err := decodeBatches(ranksIt, packed.AppendArcs)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	reps, err := decodeBatches(repsIt, packed.AppendSketches)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
 		old, err := readAligned(ctx, ix.Sketches, part, f.Cfg.Partitions, tables.ReadSketches, func(r *tables.Sketch, n int) int {
 			return packed.Partition(uint64(r.DocID), n)
 		})
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		for _, r := range old {
 			reps = append(reps, sketchOf(r))
 		}
 	}
 	if err := writeSketches(ctx, f.Cfg, part, reps); err != nil {
-		return err
+		return nil, nil, err
 	}
 	members, clinks := clusters.Attach(labels, links, copies, ranks, reps, node)
-	parts := f.Cfg.Partitions
-	mo := bundleBatcher(&f.members, ctx, "members", parts, emitMembers)
-	for _, m := range members {
-		mo.add(packed.Partition(m.Comp, parts), m)
-	}
-	lo := bundleBatcher(&f.links, ctx, "cluster_links", parts, emitLinks)
-	for _, l := range clinks {
-		lo.add(packed.Partition(l.Comp, parts), l)
-	}
-	return nil
+	return members, clinks, nil
 }
 
 // summarizeFn makes, on one component partition, the assignments and

@@ -83,6 +83,11 @@ type Config struct {
 	LatestSweep string
 	MultiSweep  bool
 	TempDir     string // where table shards are written before the launcher publishes them
+	// Lanes is how many elements of a bundle a keyed step works on at
+	// once (see lanes): the cores, where the launcher runs the workers
+	// itself on the embedded runner; 1 elsewhere. It never changes what
+	// is written.
+	Lanes int
 }
 
 // sizesMayLink reports whether a pair of documents with these sketch sizes
@@ -189,8 +194,13 @@ func (t phaseTimer) begin() time.Time {
 
 // done records one element's work that began at start.
 func (t phaseTimer) done(ctx context.Context, start time.Time) {
+	t.span(ctx, start, time.Now())
+}
+
+// span records one element's work from start to end (on a lane: see
+// lanes).
+func (t phaseTimer) span(ctx context.Context, start, end time.Time) {
 	t.shown.Start(start)
-	end := time.Now()
 	t.busy.Inc(ctx, end.Sub(start).Milliseconds())
 	t.clock.Update(ctx, start.UnixMilli())
 	t.clock.Update(ctx, end.UnixMilli())

@@ -124,13 +124,37 @@ func mergeCounts(pairs []packed.Pair) []packed.Pair {
 	return out
 }
 
-type mergePairsFn struct{ Cfg Config }
+type mergePairsFn struct {
+	Cfg   Config
+	lanes lanes[func(int, []byte)]
+}
+
+func (f *mergePairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
+
+func (f *mergePairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
+	return f.lanes.finish(ctx, emit)
+}
 
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
-	defer phase3Time.done(ctx, time.Now())
+	batches = hold(batches)
+	return f.lanes.timed(ctx, f.Cfg.Lanes, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
+		out, n, err := f.merge(batches)
+		return func(ctx context.Context, emit func(int, []byte)) error {
+			pairsCounted.Inc(ctx, n)
+			if len(out) > 0 {
+				emit(part, out)
+			}
+			return nil
+		}, err
+	})
+}
+
+// merge sums one pair partition's counts per pair, and returns them
+// packed, and how many pairs.
+func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) {
 	all, err := decodeBatches(batches, packed.AppendPairs)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	var out []byte
 	var n int64
@@ -160,9 +184,5 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 			n++
 		}
 	}
-	pairsCounted.Inc(ctx, n)
-	if len(out) > 0 {
-		emit(part, out)
-	}
-	return nil
+	return out, n, nil
 }

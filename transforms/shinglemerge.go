@@ -3,7 +3,6 @@ package transforms
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -49,20 +48,60 @@ func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) (lists, r
 	return beam.ParDo2(s, &shingleMergeFn{Cfg: cfg}, grouped)
 }
 
-type shingleMergeFn struct{ Cfg Config }
+type shingleMergeFn struct {
+	Cfg   Config
+	lanes lanes[[2]func([]byte)]
+}
+
+func (f *shingleMergeFn) StartBundle(ctx context.Context, emit, emitRecapped func([]byte)) {
+	f.lanes.reset()
+}
+
+func (f *shingleMergeFn) FinishBundle(ctx context.Context, emit, emitRecapped func([]byte)) error {
+	return f.lanes.finish(ctx, [2]func([]byte){emit, emitRecapped})
+}
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
-	defer phase2Time.done(ctx, time.Now())
+	batches = hold(batches)
+	return f.lanes.timed(ctx, f.Cfg.Lanes, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
+		m, err := f.merge(ctx, part, batches)
+		return func(ctx context.Context, emit [2]func([]byte)) error {
+			for _, b := range m.lists {
+				emit[0](b)
+			}
+			for _, b := range m.recapped {
+				emit[1](b)
+			}
+			distinctShingles.Inc(ctx, m.distinct)
+			sharedShingles.Inc(ctx, m.shared)
+			commonDropped.Inc(ctx, m.dropped)
+			recappedCount.Inc(ctx, int64(len(m.recapped)))
+			return nil
+		}, err
+	})
+}
+
+// merged is what phase 2 makes of one shingle partition: the batches of
+// lists and recapped lists to emit, and its counts.
+type merged struct {
+	lists, recapped           [][]byte
+	distinct, shared, dropped int64
+}
+
+// merge sorts one partition's postings, the index's included in an
+// update, writes them to the postings table and cuts them into lists.
+func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]byte) bool) (merged, error) {
+	var m merged
 	all, err := decodeBatches(batches, packed.AppendPostings)
 	if err != nil {
-		return err
+		return m, err
 	}
 	if ix := f.Cfg.Index; ix.Partitions > 0 {
 		old, err := readAligned(ctx, ix.Postings, part, f.Cfg.Partitions, tables.ReadPostings, func(r *tables.Posting, n int) int {
 			return packed.Partition(uint64(r.Shingle), n)
 		})
 		if err != nil {
-			return err
+			return m, err
 		}
 		all = slices.Grow(all, len(old))
 		for _, r := range old {
@@ -71,19 +110,18 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 	}
 	packed.SortPostings(all)
 	if err := writePostings(ctx, f.Cfg, part, all); err != nil {
-		return err
+		return m, err
 	}
 	var out []byte
-	var distinct, shared, dropped, recapped int64
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].Shingle == all[i].Shingle {
 			j++
 		}
-		distinct++
+		m.distinct++
 		switch n := j - i; {
 		case n > f.Cfg.MaxShingleDocs:
-			dropped++
+			m.dropped++
 			if first := f.Cfg.FirstNewDoc; first > 0 {
 				old := all[i:j]
 				for k, p := range old {
@@ -97,14 +135,13 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 					for _, p := range old {
 						b = p.Append(b)
 					}
-					emitRecapped(b)
-					recapped++
+					m.recapped = append(m.recapped, b)
 				}
 			}
 		case n >= 2:
-			shared++
+			m.shared++
 			if len(out) > 0 && len(out)+n*packed.PostingSize > maxBatchBytes {
-				emit(out)
+				m.lists = append(m.lists, out)
 				out = nil
 			}
 			for _, p := range all[i:j] {
@@ -114,13 +151,9 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 		i = j
 	}
 	if len(out) > 0 {
-		emit(out)
+		m.lists = append(m.lists, out)
 	}
-	distinctShingles.Inc(ctx, distinct)
-	sharedShingles.Inc(ctx, shared)
-	commonDropped.Inc(ctx, dropped)
-	recappedCount.Inc(ctx, recapped)
-	return nil
+	return m, nil
 }
 
 // writePostings writes the postings shard of one shingle partition,

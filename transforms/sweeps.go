@@ -146,14 +146,40 @@ func sealRows[T any](rows []T) []byte {
 	return packed.Seal(nil, b)
 }
 
-type urlsFn struct{ Cfg Config }
+type urlsFn struct {
+	Cfg   Config
+	lanes lanes[func(int, []byte)]
+}
+
+func (f *urlsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
+
+func (f *urlsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
+	return f.lanes.finish(ctx, emit)
+}
 
 // ProcessElement writes the urls shard of one URL partition and sends each
 // lost URL's document of its last sweep to that document's partition.
 func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	batches = hold(batches)
+	return f.lanes.do(ctx, f.Cfg.Lanes, emit, func() (laneOut[func(int, []byte)], error) {
+		lost, err := f.urls(ctx, part, batches)
+		return func(ctx context.Context, emit func(int, []byte)) error {
+			for p, l := range lost {
+				if len(l) > 0 {
+					emit(p, sealRows(l))
+				}
+			}
+			return nil
+		}, err
+	})
+}
+
+// urls writes the urls shard of one URL partition and returns its lost
+// URLs by their last document's partition.
+func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool) ([][]urlSeen, error) {
 	all, err := decodeBatches(batches, tables.Decode[urlSeen])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	slices.SortFunc(all, func(x, y urlSeen) int {
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(x.Sweep, y.Sweep), cmp.Compare(x.Doc, y.Doc))
@@ -178,7 +204,7 @@ func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]b
 			return packed.Partition(h.String(u.URL), n)
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows = mergeURLs(old, rows)
 	}
@@ -189,15 +215,10 @@ func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]b
 			lost[p] = append(lost[p], urlSeen{URL: r.URL, Sweep: r.LastSweep, Doc: r.LastDocID})
 		}
 	}
-	for p, l := range lost {
-		if len(l) > 0 {
-			emit(p, sealRows(l))
-		}
-	}
 	if len(rows) == 0 {
-		return nil
+		return lost, nil
 	}
-	return tables.Write(ctx, beamfs.Join(f.Cfg.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
+	return lost, tables.Write(ctx, beamfs.Join(f.Cfg.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
 }
 
 type lostJoinFn struct{ Cfg Config }

@@ -38,12 +38,6 @@ func IndexKeys(s beam.Scope, sketchShards []string, cfg Config) beam.PCollection
 	return beam.ParDo(s, &indexKeysFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, sketchShards)))
 }
 
-// sketchKey is the part of a sketches-table row that IndexKeys reads.
-type sketchKey struct {
-	DocID       int64 `parquet:"doc_id"`
-	IdentityKey int64 `parquet:"identity_key"`
-}
-
 type indexKeysFn struct {
 	Cfg       Config
 	bundleOut // its batcher, kept for the bundle (see batcher)
@@ -51,7 +45,7 @@ type indexKeysFn struct {
 
 func (f *indexKeysFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
-	rows, err := tables.Read[sketchKey](ctx, shard)
+	rows, err := tables.ReadIdentityKeys(ctx, shard)
 	if err != nil {
 		return err
 	}
@@ -169,32 +163,70 @@ func indexPairs(ctx context.Context, cfg Config, sh Shard, part int) ([]tables.P
 type mergeIndexPairsFn struct {
 	Cfg   Config
 	links *batcher // the carried links', kept for the bundle (see batcher)
+	lanes lanes[[2]func(int, []byte)]
 }
 
 func (f *mergeIndexPairsFn) StartBundle(ctx context.Context, emit, emitLinks func(int, []byte)) {
+	f.lanes.reset()
 	f.links = nil
 }
 
-func (f *mergeIndexPairsFn) FinishBundle(ctx context.Context, emit, emitLinks func(int, []byte)) {
+func (f *mergeIndexPairsFn) FinishBundle(ctx context.Context, emit, emitLinks func(int, []byte)) error {
+	if err := f.lanes.finish(ctx, [2]func(int, []byte){emit, emitLinks}); err != nil {
+		return err
+	}
 	finishBatcher(&f.links, ctx, emitLinks)
+	return nil
 }
 
 // ProcessElement merges one pair partition: the new pairs as counted, the
 // stored ones less their uncounted shingles, in packed.SortPairs order;
 // and carries the stored shards that stay.
 func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit, emitLinks func(int, []byte)) error {
-	defer phase3Time.done(ctx, time.Now())
+	newIt, uncountIt = hold(newIt), hold(uncountIt)
+	return f.lanes.timed(ctx, f.Cfg.Lanes, [2]func(int, []byte){emit, emitLinks}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
+		out, carried, err := f.merge(ctx, part, newIt, uncountIt)
+		return func(ctx context.Context, emit [2]func(int, []byte)) error {
+			if len(out) > 0 {
+				emit[0](part, out)
+			}
+			links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emit[1])
+			for _, c := range carried {
+				for _, l := range c.links {
+					links.add(packed.Partition(l.A, f.Cfg.Partitions), l)
+				}
+				containedWritten.Inc(ctx, c.contained)
+				pairsLinked.Inc(ctx, int64(len(c.links)))
+				pairsReported.Inc(ctx, c.rows)
+				pairsWritten.Inc(ctx, c.rows)
+			}
+			return nil
+		}, err
+	})
+}
+
+// carriedShard is what a carried pairs shard adds to the run: its links,
+// for phase 4, and its rows and contained rows, counted as estimateFn and
+// writePairsFn would have.
+type carriedShard struct {
+	links           []packed.Edge
+	rows, contained int64
+}
+
+// merge merges one pair partition (see ProcessElement) and returns its
+// pairs packed, and the shards it carried.
+func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountIt func(*[]byte) bool) ([]byte, []carriedShard, error) {
 	var all, unc []packed.Pair
 	var b []byte
 	var err error
 	for newIt(&b) {
 		if all, err = packed.AppendPairs(all, b); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	for uncountIt(&b) {
 		if unc, err = packed.AppendPairs(unc, b); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	less := make(map[[2]uint64]uint32, len(unc))
@@ -202,18 +234,21 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 		less[[2]uint64{u.A, u.B}] += u.Count
 	}
 	var old []packed.Pair
+	var carried []carriedShard
 	for _, sh := range f.Cfg.Index.Pairs {
 		if part%sh.Of != sh.Part {
 			continue
 		}
 		rows, pairs, err := indexPairs(ctx, f.Cfg, sh, part)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if f.Cfg.CarryPairs && sh.Of == f.Cfg.Partitions && !slices.ContainsFunc(pairs, func(p packed.Pair) bool { return less[[2]uint64{p.A, p.B}] > 0 }) {
-			if err := f.carry(ctx, sh, rows, emitLinks); err != nil {
-				return err
+			c, err := f.carry(ctx, sh, rows)
+			if err != nil {
+				return nil, nil, err
 			}
+			carried = append(carried, c)
 			continue
 		}
 		old = append(old, pairs...)
@@ -237,12 +272,12 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 		key := [2]uint64{p.A, p.B}
 		n := less[key]
 		if n > p.Count {
-			return fmt.Errorf("the index's pair (%d, %d) shares %d shingles, and %d of them are now too common: the index's sketches and pairs disagree", p.A, p.B, p.Count, n)
+			return nil, nil, fmt.Errorf("the index's pair (%d, %d) shares %d shingles, and %d of them are now too common: the index's sketches and pairs disagree", p.A, p.B, p.Count, n)
 		}
 		if n > 0 && f.Cfg.Sketch.Kind == sketch.Min {
 			r, ok := recounted[key]
 			if r.Count != p.Count-n {
-				return fmt.Errorf("the index's pair (%d, %d) shares %d shingles, %d of them now too common, and %d when counted again: the index's sketches and pairs disagree", p.A, p.B, p.Count, n, r.Count)
+				return nil, nil, fmt.Errorf("the index's pair (%d, %d) shares %d shingles, %d of them now too common, and %d when counted again: the index's sketches and pairs disagree", p.A, p.B, p.Count, n, r.Count)
 			}
 			if ok {
 				all = append(all, r)
@@ -258,47 +293,39 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 	for _, p := range all {
 		out = p.Append(out)
 	}
-	if len(out) > 0 {
-		emit(part, out)
-	}
-	return nil
+	return out, carried, nil
 }
 
 // carry copies the stored pairs shard sh, all of whose rows stay, and its
-// contained shard, into the output as they are, sends the links among its
-// rows to phase 4, and counts the rows as estimateFn and writePairsFn
-// would have.
-func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair, emitLinks func(int, []byte)) error {
+// contained shard, into the output as they are, and returns the links
+// among its rows, for phase 4, and its counts.
+func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair) (carriedShard, error) {
+	var c carriedShard
 	name := sh.CarriedName
 	if err := beamfs.Copy(ctx, sh.Path, beamfs.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
-		return err
+		return c, err
 	}
-	for _, c := range f.Cfg.Index.Contained {
-		if path.Base(c.Path) != path.Base(sh.Path) {
+	for _, cs := range f.Cfg.Index.Contained {
+		if path.Base(cs.Path) != path.Base(sh.Path) {
 			continue
 		}
-		n, err := tables.NumRows(ctx, c.Path)
+		n, err := tables.NumRows(ctx, cs.Path)
 		if err != nil {
-			return err
+			return c, err
 		}
 		if n == 0 {
 			break // the empty shard of a table without rows
 		}
-		if err := beamfs.Copy(ctx, c.Path, beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
-			return err
+		if err := beamfs.Copy(ctx, cs.Path, beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
+			return c, err
 		}
-		containedWritten.Inc(ctx, n)
+		c.contained = n
 	}
-	links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emitLinks)
-	var n int64
 	for _, r := range rows {
 		if r.Linked {
-			links.add(packed.Partition(uint64(r.DocA), f.Cfg.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
-			n++
+			c.links = append(c.links, packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
 		}
 	}
-	pairsLinked.Inc(ctx, n)
-	pairsReported.Inc(ctx, int64(len(rows)))
-	pairsWritten.Inc(ctx, int64(len(rows)))
-	return nil
+	c.rows = int64(len(rows))
+	return c, nil
 }

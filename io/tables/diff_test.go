@@ -199,6 +199,18 @@ func TestReadSketches(t *testing.T) {
 			t.Fatalf("row %d: %+v, generic reader %+v, written %+v", i, got[i], want[i], rows[i])
 		}
 	}
+	keys, err := ReadIdentityKeys(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != len(rows) {
+		t.Fatalf("%d identity keys, want %d", len(keys), len(rows))
+	}
+	for i := range rows {
+		if keys[i].DocID != rows[i].DocID || keys[i].IdentityKey != rows[i].IdentityKey || keys[i].Sketch != nil {
+			t.Fatalf("row %d: identity key %+v, written %+v", i, keys[i], rows[i])
+		}
+	}
 }
 
 // TestReadDocMeta: the columns phase 1 writes read column by column as

@@ -71,15 +71,25 @@ func ReadCopies(ctx context.Context, name string, meta bool) ([]Doc, error) {
 // ReadSketches reads a sketches shard as Read[Sketch] does, column by
 // column (3 times faster on the sketch lists).
 func ReadSketches(ctx context.Context, name string) ([]Sketch, error) {
-	return readColumns(ctx, name, []column[Sketch]{
-		{name: "doc_id", set: func(r *Sketch, v parquet.Value) { r.DocID = v.Int64() }},
-		{name: "identity_key", set: func(r *Sketch, v parquet.Value) { r.IdentityKey = v.Int64() }},
-		{name: "sketch.list.element", set: func(r *Sketch, v parquet.Value) {
-			if !v.IsNull() {
-				r.Sketch = append(r.Sketch, v.Int64())
-			}
-		}},
-	})
+	return readColumns(ctx, name, append(identityColumns(), column[Sketch]{name: "sketch.list.element", set: func(r *Sketch, v parquet.Value) {
+		if !v.IsNull() {
+			r.Sketch = append(r.Sketch, v.Int64())
+		}
+	}}))
+}
+
+// ReadIdentityKeys reads the doc_id and identity_key columns of a
+// sketches shard: what an update's identical shortcut needs of the
+// index's representatives.
+func ReadIdentityKeys(ctx context.Context, name string) ([]Sketch, error) {
+	return readColumns(ctx, name, identityColumns())
+}
+
+func identityColumns() []column[Sketch] {
+	return []column[Sketch]{
+		{name: "doc_id", integer: func(r *Sketch, x int64) { r.DocID = x }},
+		{name: "identity_key", integer: func(r *Sketch, x int64) { r.IdentityKey = x }},
+	}
 }
 
 // ReadDocMeta reads the columns of a docs shard that phase 1 writes (all
@@ -102,21 +112,21 @@ func docMetaColumns() []column[Doc] {
 	}
 	var sweep, file, status, extraction string
 	return []column[Doc]{
-		{name: "doc_id", set: func(r *Doc, v parquet.Value) { r.DocID = v.Int64() }},
+		{name: "doc_id", integer: func(r *Doc, x int64) { r.DocID = x }},
 		{name: "id", set: func(r *Doc, v parquet.Value) { r.ID = optional(v) }},
 		{name: "url", set: func(r *Doc, v parquet.Value) { r.URL = optional(v) }},
 		{name: "date", set: func(r *Doc, v parquet.Value) { r.Date = optional(v) }},
 		{name: "sweep", set: func(r *Doc, v parquet.Value) { r.Sweep = reuse(&sweep, v) }},
 		{name: "source_file", set: func(r *Doc, v parquet.Value) { r.SourceFile = reuse(&file, v) }},
-		{name: "source_row", set: func(r *Doc, v parquet.Value) { r.SourceRow = v.Int64() }},
+		{name: "source_row", integer: func(r *Doc, x int64) { r.SourceRow = x }},
 		{name: "status", set: func(r *Doc, v parquet.Value) { r.Status = reuse(&status, v) }},
 		{name: "reason", set: func(r *Doc, v parquet.Value) { r.Reason = optional(v) }},
 		{name: "extraction", set: func(r *Doc, v parquet.Value) { r.Extraction = reuse(&extraction, v) }},
-		{name: "token_count", set: func(r *Doc, v parquet.Value) { r.TokenCount = v.Int64() }},
-		{name: "shingle_count", set: func(r *Doc, v parquet.Value) { r.ShingleCount = v.Int64() }},
-		{name: "sketch_size", set: func(r *Doc, v parquet.Value) { r.SketchSize = v.Int32() }},
-		{name: "content_fingerprint", set: func(r *Doc, v parquet.Value) { r.ContentFingerprint = v.Int64() }},
-		{name: "lexical_fingerprint", set: func(r *Doc, v parquet.Value) { r.LexicalFingerprint = v.Int64() }},
+		{name: "token_count", integer: func(r *Doc, x int64) { r.TokenCount = x }},
+		{name: "shingle_count", integer: func(r *Doc, x int64) { r.ShingleCount = x }},
+		{name: "sketch_size", integer: func(r *Doc, x int64) { r.SketchSize = int32(x) }},
+		{name: "content_fingerprint", integer: func(r *Doc, x int64) { r.ContentFingerprint = x }},
+		{name: "lexical_fingerprint", integer: func(r *Doc, x int64) { r.LexicalFingerprint = x }},
 	}
 }
 

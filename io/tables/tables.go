@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // Doc statuses.
@@ -167,6 +168,13 @@ var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, Sket
 // ShardName is the file name of shard i of a table.
 func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
 
+// codec compresses every column without a codec of its own: zstd at its
+// fastest level, which wrote an update's 205k docs rows in 221 ms instead
+// of 338 at the default level, and 205k urls rows in 87 instead of 138,
+// at the same sizes (18.7 and 18.9 MB, 8.0 and 7.8; snappy was barely
+// faster and 45% larger).
+var codec = &zstd.Codec{Level: zstd.SpeedFastest}
+
 // Write writes rows to a zstd-compressed Parquet file at name on any Beam
 // filesystem, replacing it. Rows go in chunks: parquet-go cuts a page per
 // Write call, and one row per call makes files balloon.
@@ -180,7 +188,7 @@ func Write[T any](ctx context.Context, name string, rows []T) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(1<<17))
+	w := parquet.NewGenericWriter[T](f, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(1<<17))
 	const chunk = 4096
 	for i := 0; i < len(rows); i += chunk {
 		if _, err := w.Write(rows[i:min(i+chunk, len(rows))]); err != nil {

@@ -1,0 +1,154 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// lanes runs the work of a bundle's elements on up to Config.Lanes
+// goroutines at once, and what each element emits on the bundle's own
+// goroutine, in the elements' order.
+//
+// Why: the embedded Prism runner gives a keyed stage all its keys in one
+// bundle, and splits a bundle only when one element has made no progress
+// for a whole progress tick (100 ms). The keyed steps of a small or
+// incremental run take 20-90 ms per partition, so each such stage ran on
+// one core however many the machine has (measured: Assemble's 19
+// partitions of an update, 1.08 s busy in 1.08 s of wall time on 2 cores).
+// Other runners spread keys over workers and bundles themselves, so
+// there the launcher leaves Config.Lanes at 1: work runs inline, as before.
+//
+// A DoFn reads its element's iterators on the bundle's goroutine (they
+// are valid only during the call: see hold), hands the rest to do as
+// work, which returns the emitting part (out), and calls finish in
+// FinishBundle. Work must not emit or touch the DoFn's fields; out runs
+// with the emitters and context of the call that runs it, which are the
+// bundle's (every output here is in the global window). At most Lanes
+// elements are in flight, so memory grows by that factor at most. A
+// failed element fails the bundle once every lane has stopped, so a
+// retried bundle never races a lane of the failed one.
+type lanes[E any] struct {
+	queue []chan laneResult[E]
+}
+
+// laneOut is what an element emits, run on the bundle's goroutine.
+type laneOut[E any] func(ctx context.Context, emit E) error
+
+type laneResult[E any] struct {
+	out laneOut[E]
+	err error
+}
+
+// do runs work on a lane of its own (inline when n <= 1), then the outs of
+// the elements at the head of the queue that have finished, waiting for
+// the oldest when n are in flight.
+func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func() (laneOut[E], error)) error {
+	if n <= 1 && len(l.queue) == 0 {
+		out, err := work()
+		if err != nil {
+			return err
+		}
+		return out(ctx, emit)
+	}
+	c := make(chan laneResult[E], 1)
+	l.queue = append(l.queue, c)
+	go func() {
+		defer func() {
+			// A panic on a goroutine of our own would end the worker
+			// process: fail the bundle instead, as the SDK does for
+			// panics on its own goroutine.
+			if p := recover(); p != nil {
+				c <- laneResult[E]{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+			}
+		}()
+		out, err := work()
+		c <- laneResult[E]{out, err}
+	}()
+	for len(l.queue) > 0 {
+		var r laneResult[E]
+		if len(l.queue) < max(n, 1) {
+			select {
+			case r = <-l.queue[0]:
+			default:
+				return nil
+			}
+		} else {
+			r = <-l.queue[0]
+		}
+		l.queue = l.queue[1:]
+		if err := l.run(ctx, emit, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// timed is do for one element of a phase: work's time counts as t's.
+func (l *lanes[E]) timed(ctx context.Context, n int, emit E, t phaseTimer, work func() (laneOut[E], error)) error {
+	return l.do(ctx, n, emit, func() (laneOut[E], error) {
+		start := time.Now()
+		out, err := work()
+		end := time.Now()
+		return func(ctx context.Context, emit E) error {
+			t.span(ctx, start, end)
+			return out(ctx, emit)
+		}, err
+	})
+}
+
+// finish waits for every element in flight and runs their outs in order.
+func (l *lanes[E]) finish(ctx context.Context, emit E) error {
+	for len(l.queue) > 0 {
+		r := <-l.queue[0]
+		l.queue = l.queue[1:]
+		if err := l.run(ctx, emit, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run runs one element's out, or on its failure waits out the other lanes
+// and returns the failure.
+func (l *lanes[E]) run(ctx context.Context, emit E, r laneResult[E]) error {
+	if r.err == nil {
+		r.err = r.out(ctx, emit)
+	}
+	if r.err != nil {
+		for _, c := range l.queue {
+			<-c
+		}
+		l.queue = nil
+	}
+	return r.err
+}
+
+// reset, in StartBundle, waits out and forgets the lanes of a bundle that
+// failed elsewhere (in another DoFn of its stage) while they ran: a
+// retried bundle must not race them.
+func (l *lanes[E]) reset() {
+	for _, c := range l.queue {
+		<-c
+	}
+	l.queue = nil
+}
+
+// hold reads a shuffled stream's batches now, on the bundle's goroutine,
+// and returns an iterator over them for a lane.
+func hold(it func(*[]byte) bool) func(*[]byte) bool {
+	var batches [][]byte
+	var b []byte
+	for it(&b) {
+		batches = append(batches, b)
+		b = nil
+	}
+	return func(out *[]byte) bool {
+		if len(batches) == 0 {
+			return false
+		}
+		*out, batches = batches[0], batches[1:]
+		return true
+	}
+}

@@ -1,0 +1,137 @@
+package transforms
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestLanesOrder checks that elements worked on at once emit in their
+// order, whatever order their work ends in, and that no more than n work
+// at once.
+func TestLanesOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{0, 1, 2, 4} {
+		var l lanes[func(int)]
+		var got []int
+		emit := func(i int) { got = append(got, i) }
+		var running, most atomic.Int32
+		for i := range 20 {
+			err := l.do(ctx, n, emit, func() (laneOut[func(int)], error) {
+				now := running.Add(1)
+				for {
+					m := most.Load()
+					if now <= m || most.CompareAndSwap(m, now) {
+						break
+					}
+				}
+				time.Sleep(time.Duration((20-i)%5) * time.Millisecond) // later elements often end first
+				running.Add(-1)
+				return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.finish(ctx, emit); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 20 {
+			t.Fatalf("n=%d: %d elements emitted, want 20", n, len(got))
+		}
+		for i, x := range got {
+			if x != i {
+				t.Fatalf("n=%d: emitted %v, want 0..19 in order", n, got)
+			}
+		}
+		if limit := int32(max(n, 1)); most.Load() > limit {
+			t.Errorf("n=%d: %d elements worked at once", n, most.Load())
+		}
+		if n >= 2 && most.Load() < 2 {
+			t.Errorf("n=%d: the elements never worked at once", n)
+		}
+	}
+}
+
+// TestLanesFailure checks that a failed or panicking element fails the
+// bundle only once every lane has stopped, and that nothing after it is
+// emitted.
+func TestLanesFailure(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		fail func() (laneOut[func(int)], error)
+		want string
+	}{
+		{"error", func() (laneOut[func(int)], error) { return nil, errors.New("bad shard") }, "bad shard"},
+		{"panic", func() (laneOut[func(int)], error) { panic("index out of range") }, "panic: index out of range"},
+	} {
+		var l lanes[func(int)]
+		var got []int
+		emit := func(i int) { got = append(got, i) }
+		var stopped atomic.Int32
+		var err error
+		for i := 0; i < 6 && err == nil; i++ {
+			work := func() (laneOut[func(int)], error) {
+				time.Sleep(5 * time.Millisecond)
+				stopped.Add(1)
+				return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil
+			}
+			if i == 2 {
+				work = tc.fail
+				stopped.Add(1)
+			}
+			err = l.do(ctx, 3, emit, work)
+		}
+		if err == nil {
+			err = l.finish(ctx, emit)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: got %v, want an error with %q", tc.name, err, tc.want)
+		}
+		if len(l.queue) != 0 {
+			t.Errorf("%s: %d lanes still queued", tc.name, len(l.queue))
+		}
+		for _, x := range got {
+			if x >= 2 {
+				t.Errorf("%s: element %d emitted after the failed one", tc.name, x)
+			}
+		}
+		// Every lane started has stopped: none races a retry.
+		time.Sleep(20 * time.Millisecond)
+		before := stopped.Load()
+		time.Sleep(20 * time.Millisecond)
+		if stopped.Load() != before {
+			t.Errorf("%s: a lane ran on after the bundle failed", tc.name)
+		}
+	}
+}
+
+// TestHold checks that hold reads the stream at once and gives every
+// batch back, in order, after the stream's own iterator is gone.
+func TestHold(t *testing.T) {
+	src := [][]byte{[]byte("a"), []byte("bc"), nil, []byte("d")}
+	i := 0
+	it := hold(func(b *[]byte) bool {
+		if i == len(src) {
+			return false
+		}
+		*b = src[i]
+		i++
+		return true
+	})
+	if i != len(src) {
+		t.Fatalf("hold read %d batches before its iterator was used, want all %d", i, len(src))
+	}
+	var got []string
+	var b []byte
+	for it(&b) {
+		got = append(got, string(b))
+	}
+	if strings.Join(got, ",") != "a,bc,,d" {
+		t.Errorf("held batches %q", got)
+	}
+}
