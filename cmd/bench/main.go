@@ -84,6 +84,8 @@ func main() {
 			exit(inputTextMain(os.Args[2:]))
 		case "update":
 			exit(updateMain(os.Args[2:]))
+		case "query":
+			exit(queryMain(os.Args[2:]))
 		}
 	}
 	exit(benchMain(os.Args[1:]))

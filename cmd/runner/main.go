@@ -19,6 +19,12 @@
 //
 //	go run ./cmd/runner lost --from /tmp/neardup-out-2 --url https://example.com/gone
 //
+// With "query" first it answers from a finished output: a URL's cluster
+// and the pages like it, or the indexed pages a given page resembles:
+//
+//	go run ./cmd/runner query --from /tmp/neardup-out --url https://example.com/a
+//	go run ./cmd/runner query --from /tmp/neardup-out --text-file page.txt --exact
+//
 // It runs on the embedded Prism runner unless Beam's --runner flag says
 // otherwise; every Beam flag (--runner, --endpoint, --environment_type, ...)
 // passes through.
@@ -99,7 +105,7 @@ var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": tru
 func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
-		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n\nneardup flags:\n")
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n\nneardup flags:\n")
 		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
@@ -109,6 +115,16 @@ func init() {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "query" {
+		if err := queryMain(context.Background(), os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "neardup:", err)
+			if errors.Is(err, errUsage) {
+				os.Exit(2)
+			}
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "lost" {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
 		flag.Parse()

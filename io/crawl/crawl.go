@@ -315,3 +315,43 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 	}
 	return scores, has, nil
 }
+
+// ReadRow reads row number row (from 0) of the file at path, for a look at
+// one document's text after a run (query's exact resemblance, serve's side
+// by side): it reads only the row group that holds it.
+func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, error) {
+	splits, err := Splits(ctx, 0, path, cols)
+	if err != nil {
+		return Row{}, err
+	}
+	for _, sp := range splits {
+		if row < sp.FirstRow || row >= sp.FirstRow+sp.NumRows {
+			continue
+		}
+		var found Row
+		errFound := errors.New("found")
+		err := ReadSplit(ctx, sp, cols, func(r Row) error {
+			if r.Index == row {
+				found = r
+				return errFound
+			}
+			return nil
+		})
+		if errors.Is(err, errFound) {
+			return found, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("%s: row %d not read", path, row)
+		}
+		return Row{}, err
+	}
+	return Row{}, fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, row, rowsOf(splits))
+}
+
+func rowsOf(splits []Split) int64 {
+	var n int64
+	for _, sp := range splits {
+		n += sp.NumRows
+	}
+	return n
+}

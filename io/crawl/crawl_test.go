@@ -89,6 +89,29 @@ func TestSplitsAndRows(t *testing.T) {
 	}
 }
 
+// TestReadRow reads single rows from every row group, and names the
+// file for a row past its end.
+func TestReadRow(t *testing.T) {
+	var rows []fineweb
+	for i := range 7 {
+		rows = append(rows, fineweb{Text: str("text " + strconv.Itoa(i)), ID: int64(i), URL: "u" + strconv.Itoa(i)})
+	}
+	path := write(t, "a.parquet", rows, 3)
+	ctx := context.Background()
+	for _, i := range []int64{0, 2, 3, 5, 6} {
+		r, err := ReadRow(ctx, path, i, defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Index != i || r.Content != *rows[i].Text || r.URL != rows[i].URL {
+			t.Errorf("row %d read as %+v", i, r)
+		}
+	}
+	if _, err := ReadRow(ctx, path, 7, defaults); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "no row 7") {
+		t.Errorf("row 7 of 7: %v, want an error naming the file and the row", err)
+	}
+}
+
 func TestColumnErrorsNameFileAndColumn(t *testing.T) {
 	type noText struct {
 		Body string `parquet:"body"`

@@ -324,8 +324,10 @@ func (m *Manifest) AddMetrics(res metrics.Results) {
 // ReadManifest reads the manifest of a finished output folder, refusing one
 // without _SUCCESS.
 func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
-	if ok, err := beamfs.Exists(ctx, beamfs.Join(dir, SuccessMarker)); err != nil || !ok {
-		return nil, fmt.Errorf("%s is not a finished neardup output (no %s): %v", dir, SuccessMarker, err)
+	if ok, err := beamfs.Exists(ctx, beamfs.Join(dir, SuccessMarker)); err != nil {
+		return nil, fmt.Errorf("%s: looking for %s: %w", dir, SuccessMarker, err)
+	} else if !ok {
+		return nil, fmt.Errorf("%s is not a finished neardup output (no %s)", dir, SuccessMarker)
 	}
 	b, err := beamfs.ReadFile(ctx, beamfs.Join(dir, ManifestFile))
 	if err != nil {

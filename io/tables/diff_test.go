@@ -232,8 +232,22 @@ func TestReadDocMeta(t *testing.T) {
 		if i%5 == 0 {
 			rows[i].Date = str("2025-12-31")
 		}
+		if i%4 == 0 {
+			rows[i].ClusterID, rows[i].KeptDocID, rows[i].ResemblanceToKept, rows[i].IsRepresentative = nil, nil, nil, false
+		}
+		if i%6 == 0 {
+			to := int64(i / 2)
+			rows[i].IdenticalTo = &to
+		}
 	}
 	name := writeShard(t, rows)
+	all, err := ReadDocs(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(all, rows) {
+		t.Fatalf("ReadDocs read other rows than were written")
+	}
 	got, err := ReadDocMeta(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +256,7 @@ func TestReadDocMeta(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(got), len(rows))
 	}
 	for i, want := range rows {
-		want.ClusterID, want.KeptDocID, want.ResemblanceToKept, want.IsRepresentative = nil, nil, nil, false
+		want.ClusterID, want.KeptDocID, want.ResemblanceToKept, want.IsRepresentative, want.IdenticalTo = nil, nil, nil, false, nil
 		if !reflect.DeepEqual(got[i], want) {
 			t.Fatalf("row %d: %+v, want %+v", i, got[i], want)
 		}

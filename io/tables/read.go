@@ -99,6 +99,31 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 	return readColumns(ctx, name, docMetaColumns())
 }
 
+// ReadDocs reads a docs shard as Read[Doc] does, column by column (query
+// loads a whole docs table).
+func ReadDocs(ctx context.Context, name string) ([]Doc, error) {
+	optional := func(set func(*Doc, *int64)) func(*Doc, parquet.Value) {
+		return func(r *Doc, v parquet.Value) {
+			if !v.IsNull() {
+				x := v.Int64()
+				set(r, &x)
+			}
+		}
+	}
+	return readColumns(ctx, name, append(docMetaColumns(),
+		column[Doc]{name: "cluster_id", set: optional(func(r *Doc, x *int64) { r.ClusterID = x })},
+		column[Doc]{name: "identical_to", set: optional(func(r *Doc, x *int64) { r.IdenticalTo = x })},
+		column[Doc]{name: "is_representative", set: func(r *Doc, v parquet.Value) { r.IsRepresentative = v.Boolean() }},
+		column[Doc]{name: "kept_doc_id", set: optional(func(r *Doc, x *int64) { r.KeptDocID = x })},
+		column[Doc]{name: "resemblance_to_kept", set: func(r *Doc, v parquet.Value) {
+			if !v.IsNull() {
+				x := v.Double()
+				r.ResemblanceToKept = &x
+			}
+		}},
+	))
+}
+
 // docMetaColumns are the docs columns phase 1 writes, doc_id first. The
 // low-cardinality strings (sweep, source file, status, extraction) share
 // one string per run of equal values: the list is one read's.

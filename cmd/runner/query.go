@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/neardup/neardup/query"
+)
+
+// queryMain is "runner query": Broder's queries against a finished output.
+func queryMain(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	from := fs.String("from", "", "a finished neardup output folder")
+	url := fs.String("url", "", "the document with this URL: its cluster and every member")
+	textFile := fs.String("text-file", "", "a page's text: the indexed documents it resembles or is contained in")
+	htmlFile := fs.String("html-file", "", "a page's HTML, its text extracted as the run extracted its pages'")
+	threshold := fs.Float64("threshold", 0.5, "--text-file, --html-file: list documents whose resemblance, or containment of the page, is at least this")
+	limit := fs.Int("limit", 20, "--text-file, --html-file: list at most this many documents (0: all)")
+	exact := fs.Bool("exact", false, "also the exact resemblance and containments over the full shingle sets, reading the texts from the input files")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := fs.Parse(args); err != nil {
+		return usage("%v", err)
+	}
+	given := 0
+	for _, s := range []string{*url, *textFile, *htmlFile} {
+		if s != "" {
+			given++
+		}
+	}
+	if *from == "" || given != 1 || fs.NArg() > 0 {
+		return usage("query needs --from (a finished output) and one of --url, --text-file or --html-file")
+	}
+	if *threshold < 0 || *threshold > 1 {
+		return usage("--threshold %v: want a value in [0, 1]", *threshold)
+	}
+	ix, err := query.Open(ctx, *from)
+	if err != nil {
+		return err
+	}
+	if *url != "" {
+		answers, err := ix.URL(ctx, *url, *exact)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(w, answers)
+		}
+		for _, a := range answers {
+			printURLAnswer(w, a, *exact)
+		}
+		return nil
+	}
+	page := query.Page{}
+	name := *textFile
+	if *htmlFile != "" {
+		name, page.HTML = *htmlFile, true
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	page.Content = string(b)
+	matches, err := ix.Text(ctx, page, *threshold, *limit, *exact)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if *asJSON {
+		if matches == nil {
+			matches = []query.Match{}
+		}
+		return printJSON(w, matches)
+	}
+	fmt.Fprintf(w, "neardup: %d indexed documents resemble %s or contain it at %v or more\n", len(matches), name, *threshold)
+	printSimilar(w, len(matches), func(i int) (query.Doc, query.Similarity) { return matches[i].Doc, matches[i].Similarity }, *exact, "page")
+	return nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printURLAnswer(w io.Writer, a query.URLAnswer, exact bool) {
+	d := a.Doc
+	fmt.Fprintf(w, "neardup: doc %d, %s: sweep %s, %s, %d tokens, row %d of %s\n", d.DocID, d.URL, d.Sweep, d.Status, d.Tokens, d.SourceRow, d.SourceFile)
+	if a.Cluster == nil {
+		fmt.Fprintf(w, "neardup: in no cluster\n")
+		return
+	}
+	fmt.Fprintf(w, "neardup: cluster %d of %d documents", a.Cluster.ClusterID, a.Cluster.Size)
+	if a.Kept != nil {
+		fmt.Fprintf(w, "; kept: doc %d, %s", a.Kept.DocID, a.Kept.URL)
+	}
+	fmt.Fprintln(w)
+	printSimilar(w, len(a.Members), func(i int) (query.Doc, query.Similarity) { return a.Members[i].Doc, a.Members[i].Similarity }, exact, "queried document")
+}
+
+// printSimilar prints documents and their similarity to the query (what
+// "query" names it) as a table.
+func printSimilar(w io.Writer, n int, at func(int) (query.Doc, query.Similarity), exact bool, what string) {
+	fmt.Fprintf(w, "neardup: contained: the share of the document's shingles in the %s's; contains: the share of the %s's in the document (estimated from the sketches%s)\n",
+		what, what, map[bool]string{true: "; exact: over the full shingle sets", false: ""}[exact])
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "doc\tkept\tresemblance\tcontained\tcontains\t"
+	if exact {
+		head += "exact resemblance\texact contained\texact contains\t"
+	}
+	fmt.Fprintln(tw, head+"  url")
+	for i := range n {
+		d, s := at(i)
+		kept := ""
+		if d.Kept {
+			kept = "kept"
+		}
+		line := fmt.Sprintf("%d\t%s\t%.3f\t%s\t%s\t", d.DocID, kept, s.Resemblance, optional(s.InQuery), optional(s.OfQuery))
+		if exact && s.Exact != nil {
+			line += fmt.Sprintf("%.3f\t%.3f\t%.3f\t", s.Exact.Resemblance, s.Exact.InQuery, s.Exact.OfQuery)
+		}
+		fmt.Fprintln(tw, line+"  "+strconv.Quote(d.URL))
+	}
+	tw.Flush()
+}
+
+func optional(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *x)
+}
