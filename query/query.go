@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/io/beamfs"
@@ -48,6 +49,9 @@ type Index struct {
 	values []uint64
 	repOf  map[int64]int32   // doc ID → sketch index
 	copies map[int64][]int32 // representative's doc ID → its identical copies
+
+	sortOnce sync.Once
+	bySize   []tables.Cluster // the clusters, largest first (Clusters)
 }
 
 // Open loads the output in dir. It refuses a folder without _SUCCESS, an
@@ -291,4 +295,79 @@ func (ix *Index) similarity(q, m []uint64) Similarity {
 	}
 	e := transforms.EstimateSketches(m, q, ix.cfg.Sketch)
 	return Similarity{Shared: e.Shared, Resemblance: e.Resemblance, InQuery: e.AInB, OfQuery: e.BInA}
+}
+
+// Doc is the document with the doc ID.
+func (ix *Index) Doc(id int64) (Doc, bool) {
+	d := ix.doc(id)
+	if d == nil {
+		return Doc{}, false
+	}
+	return docOf(d), true
+}
+
+// NumDocs is the number of documents in the index.
+func (ix *Index) NumDocs() int { return len(ix.docs) }
+
+// Clusters lists n clusters from the offset-th, largest first (ties by
+// cluster ID), and how many there are.
+func (ix *Index) Clusters(offset, n int) ([]tables.Cluster, int) {
+	ix.sortOnce.Do(func() {
+		for _, c := range ix.clusters {
+			ix.bySize = append(ix.bySize, c)
+		}
+		slices.SortFunc(ix.bySize, func(a, b tables.Cluster) int {
+			return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ClusterID, b.ClusterID))
+		})
+	})
+	if offset < 0 || offset >= len(ix.bySize) {
+		return nil, len(ix.bySize)
+	}
+	return ix.bySize[offset:min(offset+n, len(ix.bySize))], len(ix.bySize)
+}
+
+// Cluster is the cluster with the ID and its members, the kept document
+// first, then by doc ID.
+func (ix *Index) Cluster(id int64) (tables.Cluster, []Doc, bool) {
+	c, ok := ix.clusters[id]
+	if !ok {
+		return c, nil, false
+	}
+	var members []Doc
+	for _, i := range ix.byCluster[id] {
+		members = append(members, docOf(&ix.docs[i]))
+	}
+	slices.SortStableFunc(members, func(a, b Doc) int {
+		if a.Kept != b.Kept {
+			if a.Kept {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.DocID, b.DocID)
+	})
+	return c, members, true
+}
+
+// Similar is the estimated similarity of document b to document a.
+func (ix *Index) Similar(a, b int64) Similarity {
+	da, db := ix.doc(a), ix.doc(b)
+	if da == nil || db == nil {
+		return Similarity{}
+	}
+	return ix.similarity(ix.sketchOf(da), ix.sketchOf(db))
+}
+
+// TextOf reads the document's text back from its input file, as the run
+// read it (HTML reduced to its text).
+func (ix *Index) TextOf(ctx context.Context, id int64) (string, error) {
+	d := ix.doc(id)
+	if d == nil {
+		return "", fmt.Errorf("no document %d in %s", id, ix.Dir)
+	}
+	row, err := crawl.ReadRow(ctx, d.SourceFile, d.SourceRow, ix.cfg.Columns)
+	if err != nil {
+		return "", fmt.Errorf("doc %d: %w", id, err)
+	}
+	return ix.text(Page{Content: row.Content, HTML: ix.cfg.Columns.HTML != ""}), nil
 }

@@ -3,8 +3,10 @@ package query
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -285,9 +287,32 @@ func TestRefusals(t *testing.T) {
 	}
 	m.Settings["fingerprint_version"] = ix.Manifest.Settings["fingerprint_version"]
 	m.Settings["template_shingles"] = "auto"
-	templ := *ix
-	templ.Manifest = &m
+	templ := &Index{Dir: ix.Dir, Manifest: &m, cfg: ix.cfg}
 	if _, err := templ.Text(ctx, Page{Content: strings.Repeat("word ", 100)}, 0.5, 0, false); err == nil || !strings.Contains(err.Error(), "template") {
 		t.Errorf("text query on an index with site templates: %v", err)
+	}
+}
+
+// TestSharedSpans marks exactly the words of the shingles two texts
+// share: the 15 words they begin with, punctuation and all, and nothing
+// of their different ends.
+func TestSharedSpans(t *testing.T) {
+	_, ix := sample(t)
+	var common, endA, endB []string
+	for i := range 15 {
+		common = append(common, fmt.Sprintf("Word%d,", i))
+		endA = append(endA, fmt.Sprintf("alpha%d", i))
+		endB = append(endB, fmt.Sprintf("beta%d", i))
+	}
+	a := strings.Join(common, " ") + "  " + strings.Join(endA, " ")
+	b := strings.Join(common, "\n") + " " + strings.Join(endB, " ")
+	inA, inB := ix.SharedSpans(a, b)
+	wantA := []Span{{0, len(strings.Join(common, " "))}}
+	wantB := []Span{{0, len(strings.Join(common, "\n"))}}
+	if !slices.Equal(inA, wantA) || !slices.Equal(inB, wantB) {
+		t.Errorf("shared spans %v and %v, want %v and %v", inA, inB, wantA, wantB)
+	}
+	if inA, _ := ix.SharedSpans(strings.Join(endA, " "), strings.Join(endB, " ")); len(inA) != 0 {
+		t.Errorf("texts with no shingle in common: %v marked", inA)
 	}
 }

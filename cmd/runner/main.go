@@ -25,6 +25,11 @@
 //	go run ./cmd/runner query --from /tmp/neardup-out --url https://example.com/a
 //	go run ./cmd/runner query --from /tmp/neardup-out --text-file page.txt --exact
 //
+// With "serve" first it serves a small web app over a finished output on
+// localhost: search, clusters by size, and two pages side by side:
+//
+//	go run ./cmd/runner serve --from /tmp/neardup-out
+//
 // It runs on the embedded Prism runner unless Beam's --runner flag says
 // otherwise; every Beam flag (--runner, --endpoint, --environment_type, ...)
 // passes through.
@@ -105,7 +110,7 @@ var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": tru
 func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
-		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n\nneardup flags:\n")
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n  runner serve --from DIR [--addr 127.0.0.1:8080]\n\nneardup flags:\n")
 		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
@@ -115,8 +120,12 @@ func init() {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "query" {
-		if err := queryMain(context.Background(), os.Args[2:], os.Stdout); err != nil {
+	if len(os.Args) > 1 && (os.Args[1] == "query" || os.Args[1] == "serve") {
+		run := func() error { return queryMain(context.Background(), os.Args[2:], os.Stdout) }
+		if os.Args[1] == "serve" {
+			run = func() error { return serveMain(context.Background(), os.Args[2:]) }
+		}
+		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "neardup:", err)
 			if errors.Is(err, errUsage) {
 				os.Exit(2)

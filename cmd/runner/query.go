@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/neardup/neardup/query"
+	"github.com/neardup/neardup/serve"
 )
 
 // queryMain is "runner query": Broder's queries against a finished output.
@@ -134,4 +137,27 @@ func optional(x *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", *x)
+}
+
+// serveMain is "runner serve": the web app over a finished output, until
+// interrupted.
+func serveMain(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	from := fs.String("from", "", "a finished neardup output folder")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (localhost only unless told otherwise)")
+	if err := fs.Parse(args); err != nil {
+		return usage("%v", err)
+	}
+	if *from == "" || fs.NArg() > 0 {
+		return usage("serve needs --from (a finished output)")
+	}
+	ix, err := query.Open(ctx, *from)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(os.Stderr, "neardup: serving %s on http://%s/ (Ctrl-C stops)\n", *from, *addr)
+	return serve.Serve(ctx, *addr, ix)
 }
