@@ -11,10 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-
 	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
@@ -25,7 +24,7 @@ import (
 	"github.com/neardup/neardup/transforms"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+func TestMain(m *testing.M) { beamtest.Main(m) }
 
 func sampleConfig() transforms.Config {
 	return transforms.Config{

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/net/html"
 
 	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/policy"
@@ -26,7 +26,7 @@ import (
 	"github.com/neardup/neardup/transforms"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+func TestMain(m *testing.M) { beamtest.Main(m) }
 
 func config() transforms.Config {
 	return transforms.Config{Columns: crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"}, ShingleWords: 10,
@@ -86,11 +86,10 @@ type planted struct {
 	}
 }
 
-// TestSampleApp browses the sample crawl's output as a person would: a
-// planted near-copy found by its URL and by its pasted text, its cluster,
-// the side-by-side view with shared text marked, and the clusters list.
-func TestSampleApp(t *testing.T) {
-	srv, ix := app(t, "../testdata/crawl/*.parquet")
+// plantedGroup is the sample crawl's first planted group of three or more
+// near-copies.
+func plantedGroup(t *testing.T) planted {
+	t.Helper()
 	var truth struct{ Groups []planted }
 	b, err := os.ReadFile("../testdata/crawl/truth.json")
 	if err != nil {
@@ -99,16 +98,21 @@ func TestSampleApp(t *testing.T) {
 	if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
 	}
-	var g planted
-	for _, x := range truth.Groups {
-		if x.Kind == "near" && len(x.Members) >= 3 {
-			g = x
-			break
+	for _, g := range truth.Groups {
+		if g.Kind == "near" && len(g.Members) >= 3 {
+			return g
 		}
 	}
-	if len(g.Members) == 0 {
-		t.Fatal("no planted near-copy group of three")
-	}
+	t.Fatal("no planted near-copy group of three")
+	return planted{}
+}
+
+// TestSampleApp browses the sample crawl's output as a person would: a
+// planted near-copy found by its URL and by its pasted text, its cluster,
+// the side-by-side view with shared text marked, and the clusters list.
+func TestSampleApp(t *testing.T) {
+	srv, ix := app(t, "../testdata/crawl/*.parquet")
+	g := plantedGroup(t)
 
 	status, body := get(t, srv, "/")
 	if status != 200 || !strings.Contains(body, "clusters") {

@@ -25,6 +25,12 @@
 //	go run ./cmd/runner query --from /tmp/neardup-out --url https://example.com/a
 //	go run ./cmd/runner query --from /tmp/neardup-out --text-file page.txt --exact
 //
+// With "report" first it writes one self-contained HTML page of a
+// finished output: its accounting, plots of the cluster sizes and of the
+// pairs' resemblance, duplicates per host and the largest clusters:
+//
+//	go run ./cmd/runner report --from /tmp/neardup-out --output report.html
+//
 // With "serve" first it serves a small web app over a finished output on
 // localhost: search, clusters by size, and two pages side by side:
 //
@@ -110,7 +116,7 @@ var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": tru
 func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
-		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n  runner serve --from DIR [--addr 127.0.0.1:8080]\n\nneardup flags:\n")
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n  runner report --from DIR --output report.html\n  runner serve --from DIR [--addr 127.0.0.1:8080]\n\nneardup flags:\n")
 		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
@@ -120,12 +126,13 @@ func init() {
 }
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "query" || os.Args[1] == "serve") {
-		run := func() error { return queryMain(context.Background(), os.Args[2:], os.Stdout) }
-		if os.Args[1] == "serve" {
-			run = func() error { return serveMain(context.Background(), os.Args[2:]) }
-		}
-		if err := run(); err != nil {
+	views := map[string]func(context.Context, []string) error{
+		"query":  func(ctx context.Context, args []string) error { return queryMain(ctx, args, os.Stdout) },
+		"report": reportMain,
+		"serve":  serveMain,
+	}
+	if view := views[arg(1)]; view != nil {
+		if err := view(context.Background(), os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "neardup:", err)
 			if errors.Is(err, errUsage) {
 				os.Exit(2)
@@ -214,6 +221,14 @@ func main() {
 }
 
 var errUsage = errors.New("usage")
+
+// arg is the i-th command-line argument, or "".
+func arg(i int) string {
+	if i < len(os.Args) {
+		return os.Args[i]
+	}
+	return ""
+}
 
 func usage(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-
 	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
@@ -22,7 +21,7 @@ import (
 	"github.com/neardup/neardup/transforms"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+func TestMain(m *testing.M) { beamtest.Main(m) }
 
 // TestQueryCommand runs "runner query" as users do over the sample
 // crawl's output: a URL's answer and a page's matches as JSON, and the

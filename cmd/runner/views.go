@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/neardup/neardup/query"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/serve"
 )
 
@@ -160,4 +162,33 @@ func serveMain(ctx context.Context, args []string) error {
 	defer stop()
 	fmt.Fprintf(os.Stderr, "neardup: serving %s on http://%s/ (Ctrl-C stops)\n", *from, *addr)
 	return serve.Serve(ctx, *addr, ix)
+}
+
+// reportMain is "runner report": one self-contained HTML page of a
+// finished output, written whole or not at all.
+func reportMain(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	from := fs.String("from", "", "a finished neardup output folder")
+	out := fs.String("output", "", "the HTML file to write")
+	if err := fs.Parse(args); err != nil {
+		return usage("%v", err)
+	}
+	if *from == "" || *out == "" || fs.NArg() > 0 {
+		return usage("report needs --from (a finished output) and --output (an HTML file)")
+	}
+	var b bytes.Buffer
+	if err := report.Write(ctx, *from, &b); err != nil {
+		return err
+	}
+	tmp := *out + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, *out); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "neardup: report of %s in %s (%d KB)\n", *from, *out, b.Len()>>10)
+	return nil
 }
