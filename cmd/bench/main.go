@@ -86,6 +86,8 @@ func main() {
 			exit(updateMain(os.Args[2:]))
 		case "query":
 			exit(queryMain(os.Args[2:]))
+		case "serve":
+			exit(serveMain(os.Args[2:]))
 		}
 	}
 	exit(benchMain(os.Args[1:]))

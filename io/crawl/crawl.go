@@ -165,6 +165,12 @@ func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Sp
 
 // ReadSplit calls fn for every row of the split, in row order.
 func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) error {
+	return readRows(ctx, sp, 0, sp.NumRows, cols, fn)
+}
+
+// readRows calls fn for n rows of the split from its skip-th on: the
+// pages before them are skipped where the file's page index allows.
+func readRows(ctx context.Context, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
 	f, c, err := open(ctx, sp.Path)
 	if err != nil {
 		return err
@@ -180,11 +186,17 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 	}
 	rows := groups[sp.RowGroup].Rows()
 	defer rows.Close()
-	buf := make([]parquet.Row, 64)
-	index := sp.FirstRow
-	for {
-		n, err := rows.ReadRows(buf)
-		for _, pr := range buf[:n] {
+	if skip > 0 {
+		if err := rows.SeekToRow(skip); err != nil {
+			return fmt.Errorf("%s: row group %d: seeking row %d: %w", sp.Path, sp.RowGroup, sp.FirstRow+skip, err)
+		}
+	}
+	buf := make([]parquet.Row, min(64, n))
+	index := sp.FirstRow + skip
+	end := index + n
+	for index < end {
+		k, err := rows.ReadRows(buf[:min(int64(len(buf)), end-index)])
+		for _, pr := range buf[:k] {
 			row := Row{Index: index, Null: true}
 			for _, v := range pr {
 				switch v.Column() {
@@ -218,8 +230,8 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 			return fmt.Errorf("%s: row group %d, rows from %d: column data unreadable: %w", sp.Path, sp.RowGroup, index, err)
 		}
 	}
-	if got := index - sp.FirstRow; got != sp.NumRows {
-		return fmt.Errorf("%s: row group %d: read %d rows, footer says %d", sp.Path, sp.RowGroup, got, sp.NumRows)
+	if index != end {
+		return fmt.Errorf("%s: row group %d: read %d rows, footer says %d", sp.Path, sp.RowGroup, index-sp.FirstRow, sp.NumRows)
 	}
 	return nil
 }
@@ -329,21 +341,8 @@ func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, er
 			continue
 		}
 		var found Row
-		errFound := errors.New("found")
-		err := ReadSplit(ctx, sp, cols, func(r Row) error {
-			if r.Index == row {
-				found = r
-				return errFound
-			}
-			return nil
-		})
-		if errors.Is(err, errFound) {
-			return found, nil
-		}
-		if err == nil {
-			err = fmt.Errorf("%s: row %d not read", path, row)
-		}
-		return Row{}, err
+		err := readRows(ctx, sp, row-sp.FirstRow, 1, cols, func(r Row) error { found = r; return nil })
+		return found, err
 	}
 	return Row{}, fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, row, rowsOf(splits))
 }
