@@ -14,30 +14,16 @@ import (
 	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
+	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/sketch"
-	"github.com/neardup/neardup/transforms"
 )
 
 func TestMain(m *testing.M) { beamtest.Main(m) }
-
-func sampleConfig() transforms.Config {
-	return transforms.Config{
-		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
-		ShingleWords:   10,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           fingerprint.DefaultSeed,
-		Equivalence:    transforms.IdenticalContent,
-		Sweep:          "2026-11-01",
-	}
-}
 
 var (
 	sampleOnce sync.Once
@@ -55,7 +41,7 @@ func sample(t *testing.T) (string, *Index) {
 			return
 		}
 		sampleDir = filepath.Join(dir, "out")
-		_, sampleErr = pipelines.Run(context.Background(), pipelines.Options{Input: "../testdata/crawl/*.parquet", Output: sampleDir, Config: sampleConfig()})
+		_, sampleErr = pipelines.Run(context.Background(), pipelines.Options{Input: "../testdata/crawl/*.parquet", Output: sampleDir, Config: sampletest.Config()})
 	})
 	if sampleErr != nil {
 		t.Fatal(sampleErr)

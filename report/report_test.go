@@ -19,42 +19,18 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
-	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
-	"github.com/neardup/neardup/transforms"
 )
 
 func TestMain(m *testing.M) { beamtest.Main(m) }
 
-// defaultConfig is the command's defaults, as in the pipelines tests.
-func defaultConfig() transforms.Config {
-	return transforms.Config{
-		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
-		ShingleWords:   10,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           fingerprint.DefaultSeed,
-		Equivalence:    transforms.IdenticalContent,
-		Sweep:          "2026-11-01",
-	}
-}
-
 // sampleOutput runs the pipeline on the repository's sample crawl.
 func sampleOutput(tb testing.TB) (string, *output.Manifest) {
 	tb.Helper()
-	dir := filepath.Join(tb.TempDir(), "out")
-	m, err := pipelines.Run(context.Background(), pipelines.Options{Input: "../testdata/crawl/*.parquet", Output: dir, Config: defaultConfig()})
-	if err != nil {
-		tb.Fatalf("pipelines.Run: %v", err)
-	}
-	return dir, m
+	return sampletest.Run(tb, "../testdata/crawl/*.parquet")
 }
 
 func render(tb testing.TB, dir string) []byte {

@@ -16,33 +16,19 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/net/html"
 
-	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
+	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"
-	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/query"
-	"github.com/neardup/neardup/sketch"
-	"github.com/neardup/neardup/transforms"
 )
 
 func TestMain(m *testing.M) { beamtest.Main(m) }
 
-func config() transforms.Config {
-	return transforms.Config{Columns: crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"}, ShingleWords: 10,
-		Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 1000, Policy: policy.Default, Seed: fingerprint.DefaultSeed,
-		Equivalence: transforms.IdenticalContent, Sweep: "2026-11-01"}
-}
-
 // app runs the pipeline over input and serves its output.
 func app(t *testing.T, input string) (*httptest.Server, *query.Index) {
 	t.Helper()
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "out")
-	if _, err := pipelines.Run(ctx, pipelines.Options{Input: input, Output: dir, Config: config()}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := query.Open(ctx, dir)
+	dir, _ := sampletest.Run(t, input)
+	ix, err := query.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
+	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/query"
-	"github.com/neardup/neardup/sketch"
-	"github.com/neardup/neardup/transforms"
 )
 
 func TestMain(m *testing.M) { beamtest.Main(m) }
@@ -28,13 +24,7 @@ func TestMain(m *testing.M) { beamtest.Main(m) }
 // usage errors.
 func TestQueryCommand(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "out")
-	cfg := transforms.Config{Columns: crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"}, ShingleWords: 10,
-		Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 1000, Policy: policy.Default, Seed: fingerprint.DefaultSeed,
-		Equivalence: transforms.IdenticalContent, Sweep: "2026-11-01"}
-	if _, err := pipelines.Run(ctx, pipelines.Options{Input: "../../testdata/crawl/*.parquet", Output: dir, Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := sampletest.Run(t, "../../testdata/crawl/*.parquet")
 	docs, err := tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable)
 	if err != nil {
 		t.Fatal(err)
