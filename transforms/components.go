@@ -530,6 +530,9 @@ func EstimateSketches(a, b []uint64, spec sketch.Spec) policy.Estimates {
 // for the reason Assemble's do (Prism can drop a bundle's metrics), and in
 // one file, not one per worker, because the rounds have many workers.
 func writeTallies(s beam.Scope, name string, cfg Config, tallies ...beam.PCollection) {
+	if cfg.TempDir == "" {
+		return // no output to publish them with (the transforms' tests)
+	}
 	s = s.Scope("Tallies")
 	reduced := beam.ParDo(s, &reduceTallyFn{}, beam.GroupByKey(s, beam.Flatten(s, tallies...)))
 	drain(s, beam.ParDo(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced)))

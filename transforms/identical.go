@@ -19,7 +19,7 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), error](&identicalFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&identicalFn{})
 	register.Iter1[[]byte]()
 }
 
@@ -40,7 +40,9 @@ func init() {
 func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, copies, reps beam.PCollection) {
 	s = s.Scope("Identical")
 	grouped := beam.GroupByKey(s, sketches)
-	return beam.ParDo3(s, &identicalFn{Cfg: cfg}, grouped)
+	outs := beam.ParDoN(s, &identicalFn{Cfg: cfg}, grouped)
+	writeTallies(s, "identical", cfg, outs[3])
+	return outs[0], outs[1], outs[2]
 }
 
 type identicalFn struct {
@@ -49,17 +51,17 @@ type identicalFn struct {
 	postings, copies, repSketches *batcher
 }
 
-func (f *identicalFn) StartBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
+func (f *identicalFn) StartBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) {
 	f.postings, f.copies, f.repSketches = nil, nil, nil // a retried bundle starts afresh
 }
 
-func (f *identicalFn) FinishBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte)) {
+func (f *identicalFn) FinishBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) {
 	finishBatcher(&f.postings, ctx, emitPostings)
 	finishBatcher(&f.copies, ctx, emitCopies)
 	finishBatcher(&f.repSketches, ctx, emitReps)
 }
 
-func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte)) error {
+func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) error {
 	defer identicalTime.done(ctx, time.Now())
 	all, err := decodeBatches(batches, packed.AppendSketches)
 	if err != nil {
@@ -96,6 +98,11 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	identicalGroups.Inc(ctx, groups)
 	identicalSkipped.Inc(ctx, skipped)
 	representatives.Inc(ctx, reps)
+	// Also as data: the manifest's figures must not depend on the
+	// runner's metrics, which Prism can drop (see writeTallies).
+	tally("identical_groups", groups)
+	tally("identical_skipped", skipped)
+	tally("representatives", reps)
 	return nil
 }
 

@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
-	register.DoFn5x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), error](&readDocsFn{})
+	register.DoFn6x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readDocsFn{})
 	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readSketchesFn{})
 	register.DoFn3x1[context.Context, InputFile, func(int, []byte), error](&scoreRanksFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&rankCopiesFn{})
@@ -95,7 +95,9 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // copy's own partition, for ScoreRanks and RankCopies.
 func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies, ranks beam.PCollection) {
 	s = s.Scope("ReadDocs")
-	return beam.ParDo3(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
+	outs := beam.ParDoN(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
+	writeTallies(s, "docs", cfg, outs[3])
+	return outs[0], outs[1], outs[2]
 }
 
 type readDocsFn struct {
@@ -103,16 +105,16 @@ type readDocsFn struct {
 	copies, ranks *batcher // the bundle's (see batcher)
 }
 
-func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte)) {
+func (f *readDocsFn) StartBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte), tally func(string, int64)) {
 	f.copies, f.ranks = nil, nil
 }
 
-func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte)) {
+func (f *readDocsFn) FinishBundle(ctx context.Context, emitMeta, emitCopies, emitRanks func(int, []byte), tally func(string, int64)) {
 	finishBatcher(&f.copies, ctx, emitCopies)
 	finishBatcher(&f.ranks, ctx, emitRanks)
 }
 
-func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies, emitRanks func(int, []byte)) error {
+func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta, emitCopies, emitRanks func(int, []byte), tally func(string, int64)) error {
 	defer outputTime.done(ctx, time.Now())
 	var docs []tables.Doc
 	var err error
@@ -179,6 +181,7 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	docsEmpty.Inc(ctx, nEmpty)
 	docsTooShort.Inc(ctx, nShort)
 	identicalSkipped.Inc(ctx, nCopies)
+	tally("identical_skipped", nCopies) // as data too (see writeTallies)
 	return nil
 }
 

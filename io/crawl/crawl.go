@@ -129,12 +129,15 @@ func columnNames(schema *parquet.Schema) []string {
 	return names
 }
 
-func open(ctx context.Context, path string) (*parquet.File, io.Closer, error) {
+// open opens a Parquet file; with pageIndex, it reads the file's page
+// index too, which lets a seek skip the pages before its row (without it,
+// parquet-go decodes them).
+func open(ctx context.Context, path string, pageIndex bool) (*parquet.File, io.Closer, error) {
 	r, size, err := beamfs.OpenReaderAt(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(!pageIndex), parquet.SkipBloomFilters(true))
 	if err != nil {
 		r.Close()
 		return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
@@ -145,7 +148,7 @@ func open(ctx context.Context, path string) (*parquet.File, io.Closer, error) {
 // Splits opens one input file, checks that it has the wanted columns, and
 // returns one Split per row group.
 func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Split, error) {
-	f, c, err := open(ctx, path)
+	f, c, err := open(ctx, path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +174,7 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 // readRows calls fn for n rows of the split from its skip-th on: the
 // pages before them are skipped where the file's page index allows.
 func readRows(ctx context.Context, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
-	f, c, err := open(ctx, sp.Path)
+	f, c, err := open(ctx, sp.Path, skip > 0)
 	if err != nil {
 		return err
 	}
@@ -280,7 +283,7 @@ func valueString(v parquet.Value) string {
 // the value of every row in file order (has[i] false for a null), for
 // ranking documents without reading their text (recluster --keep=max:C).
 func ReadScores(ctx context.Context, path, column string) (scores []float64, has []bool, err error) {
-	f, c, err := open(ctx, path)
+	f, c, err := open(ctx, path, false)
 	if err != nil {
 		return nil, nil, err
 	}
