@@ -242,6 +242,7 @@ func Settings(cfg transforms.Config) map[string]string {
 		"sketch":              cfg.Sketch.String(),
 		"policy":              cfg.Policy.String(),
 		"shingle_words":       strconv.Itoa(cfg.ShingleWords),
+		"features":            cfg.Features(),
 		"max_shingle_docs":    strconv.Itoa(cfg.MaxShingleDocs),
 		"equivalence":         cfg.Equivalence,
 		"seed":                strconv.FormatUint(cfg.Seed, 10),

@@ -1,10 +1,16 @@
 package pipelines
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/canon"
+	"github.com/neardup/neardup/chunk"
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/transforms"
@@ -230,5 +236,61 @@ func checkSample(t *testing.T, tr *truth, r *result, levels map[float64][2]float
 		if d := doc(e.ID); d.Status != wantStatus[e.What] {
 			t.Errorf("edge row %s (%s): status %q, want %q", e.ID, e.What, d.Status, wantStatus[e.What])
 		}
+	}
+}
+
+// TestChunkFeatures runs the sample with content-defined chunks as the
+// features (--features=chunks:256, every chunk in the sketch): the
+// manifest says so, documents too
+// short for a shingle are sketched, and the planted copies whose
+// canonical text is the same (exact and lexical groups) are clustered;
+// the spread edits of the near-copies break most 300-byte chunks, so
+// those are found far less than with shingles (the quality table
+// measures by how much).
+func TestChunkFeatures(t *testing.T) {
+	tr := readTruth(t, "../testdata/crawl/truth.json")
+	cfg := defaultConfig()
+	// A 3 KB page has about ten chunks: the sketch keeps them all (the
+	// runner's default with chunks), as Jain's Bloom filters do.
+	cfg.Chunks, cfg.Sketch = 256, sketch.Spec{Kind: sketch.Mod, N: 1}
+	r := run(t, "../testdata/crawl/*.parquet", cfg)
+	if f := r.manifest.Settings["features"]; f != "chunks:256" {
+		t.Errorf("features setting %q", f)
+	}
+	if n := r.manifest.Counts["docs_too_short"]; n != 0 {
+		t.Errorf("%d documents too short: any token makes a chunk", n)
+	}
+	// Each document's sketch is the chunks of its canonical text, as
+	// package chunk cuts them.
+	c, err := chunk.New(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fingerprint.New(cfg.Seed)
+	for _, d := range r.docs[:50] {
+		row, err := crawl.ReadRow(context.Background(), d.SourceFile, d.SourceRow, cfg.Columns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.Features(nil, []byte(strings.Join(canon.Tokens(row.Content), " ")), h.Bytes)
+		if int(d.SketchSize) != len(want) {
+			t.Fatalf("doc %d: sketch of %d values, want its %d chunks", d.DocID, d.SketchSize, len(want))
+		}
+	}
+	checked := 0
+	for _, g := range tr.Groups {
+		if g.Kind != "exact" && g.Kind != "lexical" {
+			continue
+		}
+		first := r.byID[g.Members[0].ID]
+		for _, m := range g.Members[1:] {
+			if d := r.byID[m.ID]; !sameCluster(first, d) {
+				t.Errorf("%s group %s: %s and %s not clustered", g.Kind, g.Group, g.Members[0].ID, m.ID)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no exact or lexical group in the sample")
 	}
 }

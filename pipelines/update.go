@@ -24,7 +24,7 @@ type UpdateOptions struct {
 
 // indexSettings are the settings an update must share with its index: they
 // define the sketches, the shingles and which of them are too common.
-var indexSettings = []string{"sketch", "shingle_words", "max_shingle_docs", "equivalence", "seed",
+var indexSettings = []string{"sketch", "shingle_words", "features", "max_shingle_docs", "equivalence", "seed",
 	"fingerprint_version", "extract", "template_shingles"}
 
 // BuildUpdate adds the update pipeline to scope s: phase 1 on the new
@@ -151,9 +151,13 @@ func samePath(a, b string) bool {
 func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 	want := Settings(cfg)
 	for _, k := range indexSettings {
-		if src.Settings[k] != want[k] {
+		have := src.Settings[k]
+		if k == "features" && have == "" {
+			have = "words:" + src.Settings["shingle_words"] // written before --features
+		}
+		if have != want[k] {
 			return fmt.Errorf("%s was written with %s %q and this update has %q: an index and its update must share the sketch, shingle and seed settings (rerun the full pipeline to change them)",
-				dir, k, src.Settings[k], want[k])
+				dir, k, have, want[k])
 		}
 	}
 	switch {

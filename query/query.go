@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/neardup/neardup/fingerprint"
@@ -146,6 +147,11 @@ func configOf(m *output.Manifest) (transforms.Config, error) {
 	}
 	if e := s["extract"]; e != "text" {
 		cfg.Extract = e
+	}
+	if f, ok := strings.CutPrefix(s["features"], "chunks:"); ok {
+		if cfg.Chunks, err = strconv.Atoi(f); err != nil {
+			return transforms.Config{}, fmt.Errorf("features setting %q: %w", s["features"], err)
+		}
 	}
 	return cfg, nil
 }

@@ -16,10 +16,12 @@ type Span struct{ Start, End int }
 // of every shingle (of the index's size) found in the other, as byte
 // ranges, merged where they touch (the space between two marked words is
 // marked too). Tokens are the canonical tokens of each word between
-// spaces, as the run made them, so a shingle here is one of the run's.
+// spaces, as the run made them, so a shingle here is one of the run's
+// (under --features=chunks:C, one of the w-word shingles the run would
+// have made: runs of shared words show better than shared chunks).
 func (ix *Index) SharedSpans(a, b string) (inA, inB []Span) {
 	h := fingerprint.New(ix.cfg.Seed)
-	setA, setB := ix.shingles(a), ix.shingles(b)
+	setA, setB := ix.wordShingles(a), ix.wordShingles(b)
 	return ix.marked(h, a, setB), ix.marked(h, b, setA)
 }
 

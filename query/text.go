@@ -53,10 +53,10 @@ func (ix *Index) Text(ctx context.Context, page Page, threshold float64, limit i
 		return nil, err
 	}
 	switch {
-	case len(q) == 0 && tokens < int64(ix.cfg.ShingleWords):
+	case len(q) == 0 && ix.cfg.Chunks == 0 && tokens < int64(ix.cfg.ShingleWords):
 		return nil, fmt.Errorf("%w: the page has %d tokens, too few for one shingle of %d words", ErrNoSketch, tokens, ix.cfg.ShingleWords)
 	case len(q) == 0:
-		return nil, fmt.Errorf("%w: %s keeps none of the page's %d shingles (short pages may have none that it samples)", ErrNoSketch, ix.cfg.Sketch, tokens-int64(ix.cfg.ShingleWords)+1)
+		return nil, fmt.Errorf("%w: %s keeps none of the page's features (%s; short pages may have none that it samples)", ErrNoSketch, ix.cfg.Sketch, ix.cfg.Features())
 	}
 	type hit struct {
 		rep   int32
@@ -134,8 +134,17 @@ func (ix *Index) text(page Page) string {
 	return page.Content
 }
 
-// shingles is the sorted set of the text's shingle fingerprints.
+// shingles is the sorted set of the text's features as the run made
+// them: its w-word shingles, or its chunks.
 func (ix *Index) shingles(text string) []uint64 {
+	h := fingerprint.New(ix.cfg.Seed)
+	hashes := canon.AppendHashes(nil, h, text)
+	return transforms.NewRowSketcher(ix.cfg).Features(nil, text, hashes)
+}
+
+// wordShingles is the sorted set of the text's w-word shingles, whatever
+// the run's features: what SharedSpans marks.
+func (ix *Index) wordShingles(text string) []uint64 {
 	h := fingerprint.New(ix.cfg.Seed)
 	hashes := canon.AppendHashes(nil, h, text)
 	return shingle.FromHashes(hashes[:0], h, hashes, ix.cfg.ShingleWords)

@@ -11,6 +11,7 @@ package transforms
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -29,6 +30,11 @@ import (
 type Config struct {
 	Columns        crawl.Columns
 	ShingleWords   int           // w, words per shingle
+	// Chunks, when above 0, makes each document's features its
+	// content-defined chunks of about Chunks bytes of canonical text
+	// (--features=chunks:C, package chunk) instead of its w-word
+	// shingles.
+	Chunks int
 	Sketch         sketch.Spec   // MOD_m or MIN_s
 	Equivalence    string        // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
 	MaxShingleDocs int           // shingles in more documents than this are dropped
@@ -118,6 +124,15 @@ const (
 	ExtractVisible = "visible" // all the text a browser shows
 	ExtractMain    = "main"    // the main content: navigation, headers, footers and link lists dropped
 )
+
+// Features names what a document's features are: "words:W" (its w-word
+// shingles) or "chunks:C" (its content-defined chunks).
+func (cfg Config) Features() string {
+	if cfg.Chunks > 0 {
+		return "chunks:" + strconv.Itoa(cfg.Chunks)
+	}
+	return "words:" + strconv.Itoa(cfg.ShingleWords)
+}
 
 // Extraction names how a document's tokens were made, for the docs table
 // and the manifest: "text" for text input, else the --extract mode.

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/canon"
+	"github.com/neardup/neardup/chunk"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/htmltext"
 	"github.com/neardup/neardup/internal/progress"
@@ -221,11 +222,43 @@ type RowSketcher struct {
 	cfg                                      Config
 	h                                        fingerprint.Hasher
 	hashes, shingles, values, minima, supers []uint64
+	chunker                                  *chunk.Chunker // under Config.Chunks
+	tokens                                   []string
+	canonical                                []byte
 }
 
-// NewRowSketcher returns a RowSketcher for cfg.
+// NewRowSketcher returns a RowSketcher for cfg. It panics on a chunk size
+// chunk.New refuses: the launcher checks --features first.
 func NewRowSketcher(cfg Config) *RowSketcher {
-	return &RowSketcher{cfg: cfg, h: fingerprint.New(cfg.Seed)}
+	rs := &RowSketcher{cfg: cfg, h: fingerprint.New(cfg.Seed)}
+	if cfg.Chunks > 0 {
+		c, err := chunk.New(cfg.Chunks)
+		if err != nil {
+			panic(err)
+		}
+		rs.chunker = c
+	}
+	return rs
+}
+
+// Features appends to dst the sorted, distinct features of a text whose
+// token hashes are hashes (canon.AppendHashes): its w-word shingles, or
+// under Config.Chunks the content-defined chunks of its canonical form
+// (its tokens joined by single spaces, so that spacing, case and
+// punctuation change no chunk).
+func (rs *RowSketcher) Features(dst []uint64, text string, hashes []uint64) []uint64 {
+	if rs.chunker == nil {
+		return shingle.FromHashes(dst, rs.h, hashes, rs.cfg.ShingleWords)
+	}
+	rs.tokens = canon.AppendTokens(rs.tokens[:0], text)
+	rs.canonical = rs.canonical[:0]
+	for i, t := range rs.tokens {
+		if i > 0 {
+			rs.canonical = append(rs.canonical, ' ')
+		}
+		rs.canonical = append(rs.canonical, t...)
+	}
+	return rs.chunker.Features(dst, rs.canonical, rs.h.Bytes)
 }
 
 // Sketch returns the row's docs-table row and, for documents that go on
@@ -268,13 +301,13 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	case len(rs.hashes) == 0:
 		doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
 		return doc, nil, [3]uint64{}
-	case len(rs.hashes) < cfg.ShingleWords:
+	case cfg.Chunks == 0 && len(rs.hashes) < cfg.ShingleWords:
 		doc.Status = tables.StatusTooShort
 		doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(rs.hashes), cfg.ShingleWords))
 		rs.values, rs.supers = rs.values[:0], rs.supers[:0]
 	default:
 		doc.Status = tables.StatusOK
-		rs.shingles = shingle.FromHashes(rs.shingles[:0], rs.h, rs.hashes, cfg.ShingleWords)
+		rs.shingles = rs.Features(rs.shingles[:0], text, rs.hashes)
 		switch {
 		case cfg.SuperShingle && cfg.Sketch.Kind == sketch.MinHash:
 			rs.minima = sketch.MinHashValues(rs.minima[:0], rs.shingles, cfg.Sketch.N)

@@ -49,10 +49,13 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/chunk"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
@@ -73,7 +76,8 @@ var (
 	urlColumn      = flag.String("url-column", "url", "column holding the URL (empty: none)")
 	idColumn       = flag.String("id-column", "id", "column holding the input's own document id (optional)")
 	dateColumn     = flag.String("date-column", "date", "column holding the crawl date (optional)")
-	shingleWords   = flag.Int("shingle-words", 10, "words per shingle (w)")
+	shingleWords   = flag.Int("shingle-words", 10, "words per shingle (w); shorthand for --features=words:W")
+	featuresFlag   = flag.String("features", "", "each document's features: words:W (its W-word shingles; default words:--shingle-words) or chunks:C (its content-defined chunks of about C bytes of canonical text, C a power of two from 64 to 65536, Jain et al. 2005; the sketch then defaults to mod:1, every chunk)")
 	sketchFlag     = flag.String("sketch", "mod:25", "sketch: mod:M keeps fingerprints that are 0 mod M (Broder's MOD_m); min:N keeps the N smallest (MIN_s); minhash:K keeps the minima of K hash functions")
 	modeFlag       = flag.String("mode", "pairs", "how pairs are found: pairs (Broder's phases 2 and 3) or supershingle (documents sharing a super-shingle, phase 3 skipped)")
 	superSize      = flag.Int("super-size", 5, "supershingle mode with mod/min sketches: sketch values per super-shingle")
@@ -105,7 +109,7 @@ var (
 
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
-	"date-column", "shingle-words", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
+	"date-column", "shingle-words", "features", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
 	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "clusters", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite",
 	"extract", "template-shingles", "template-share", "template-min-pages", "sweep-date"}
 
@@ -234,6 +238,28 @@ func usage(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
 }
 
+// features parses --features (or --shingle-words, its shorthand): the
+// words per shingle, or the expected chunk size.
+func features(f string, shingleWords int) (words, chunks int, err error) {
+	kind, n, ok := strings.Cut(f, ":")
+	if f == "" {
+		kind, n, ok = "words", strconv.Itoa(shingleWords), true
+	}
+	x, errN := strconv.Atoi(n)
+	switch {
+	case !ok || errN != nil || (kind != "words" && kind != "chunks"):
+		return 0, 0, usage("--features=%s: want words:W or chunks:C", f)
+	case kind == "words" && x < 1:
+		return 0, 0, usage("--features=words:%d (or --shingle-words): at least 1 word per shingle", x)
+	case kind == "words":
+		return x, 0, nil
+	}
+	if _, err := chunk.New(x); err != nil {
+		return 0, 0, usage("--features: %v", err)
+	}
+	return shingleWords, x, nil
+}
+
 // linkPolicy is --policy, or --threshold's resemblance policy.
 func linkPolicy(set map[string]bool) (policy.Policy, error) {
 	if *policyFlag == "" {
@@ -332,8 +358,15 @@ func options(update bool) (pipelines.Options, error) {
 	if err != nil {
 		return opt, usage("--sketch: %v", err)
 	}
-	if *shingleWords < 1 {
-		return opt, usage("--shingle-words must be at least 1")
+	words, chunks, err := features(*featuresFlag, *shingleWords)
+	if err != nil {
+		return opt, err
+	}
+	if chunks > 0 && !set["sketch"] {
+		// A page has a few chunks (about ten of 256 bytes in 3 KB):
+		// MOD_25 would keep none of most pages'. Keep them all, as
+		// Jain's Bloom filters do.
+		spec = sketch.Spec{Kind: sketch.Mod, N: 1}
 	}
 	pol, err := linkPolicy(set)
 	if err != nil {
@@ -426,7 +459,8 @@ func options(update bool) (pipelines.Options, error) {
 				URLRequired: set["url-column"], IDRequired: set["id-column"], DateRequired: set["date-column"],
 				Score: kp.Column,
 			},
-			ShingleWords:    *shingleWords,
+			ShingleWords:    words,
+			Chunks:          chunks,
 			Sketch:          spec,
 			Equivalence:     *equivalence,
 			MaxShingleDocs:  *maxShingleDocs,
