@@ -28,13 +28,13 @@ import (
 // Config is what every phase needs to know. It travels inside the DoFns, so
 // all its fields are exported and plain.
 type Config struct {
-	Columns        crawl.Columns
-	ShingleWords   int           // w, words per shingle
+	Columns      crawl.Columns
+	ShingleWords int // w, words per shingle
 	// Chunks, when above 0, makes each document's features its
 	// content-defined chunks of about Chunks bytes of canonical text
 	// (--features=chunks:C, package chunk) instead of its w-word
 	// shingles.
-	Chunks int
+	Chunks         int
 	Sketch         sketch.Spec   // MOD_m or MIN_s
 	Equivalence    string        // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
 	MaxShingleDocs int           // shingles in more documents than this are dropped
