@@ -145,6 +145,10 @@ var modes = []mode{
 		c.Sketch = sketch.Spec{Kind: sketch.MinHash, N: 100}
 		c.SuperShingle, c.Bands, c.Verify = true, 20, false
 	}},
+	// Content-defined chunks (Jain et al.), every chunk in the sketch,
+	// as the runner defaults to.
+	{"chunks:64", func(c *transforms.Config) { c.Chunks, c.Sketch = 64, sketch.Spec{Kind: sketch.Mod, N: 1} }},
+	{"chunks:256", func(c *transforms.Config) { c.Chunks, c.Sketch = 256, sketch.Spec{Kind: sketch.Mod, N: 1} }},
 	{"mod:25+templates", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25}
 		c.Templates = defaultTemplates
