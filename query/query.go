@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/neardup/neardup/fingerprint"
@@ -148,9 +147,9 @@ func configOf(m *output.Manifest) (transforms.Config, error) {
 	if e := s["extract"]; e != "text" {
 		cfg.Extract = e
 	}
-	if f, ok := strings.CutPrefix(s["features"], "chunks:"); ok {
-		if cfg.Chunks, err = strconv.Atoi(f); err != nil {
-			return transforms.Config{}, fmt.Errorf("features setting %q: %w", s["features"], err)
+	if f := s["features"]; f != "" { // none in an output written before --features: words
+		if err := cfg.SetFeatures(f); err != nil {
+			return transforms.Config{}, fmt.Errorf("features setting: %w", err)
 		}
 	}
 	return cfg, nil
@@ -371,9 +370,18 @@ func (ix *Index) TextOf(ctx context.Context, id int64) (string, error) {
 	if d == nil {
 		return "", fmt.Errorf("no document %d in %s", id, ix.Dir)
 	}
-	row, err := crawl.ReadRow(ctx, d.SourceFile, d.SourceRow, ix.cfg.Columns)
+	text, err := ix.textOf(ctx, d)
 	if err != nil {
 		return "", fmt.Errorf("doc %d: %w", id, err)
+	}
+	return text, nil
+}
+
+// textOf is TextOf for a document of the index.
+func (ix *Index) textOf(ctx context.Context, d *tables.Doc) (string, error) {
+	row, err := crawl.ReadRow(ctx, d.SourceFile, d.SourceRow, ix.cfg.Columns)
+	if err != nil {
+		return "", err
 	}
 	return ix.text(Page{Content: row.Content, HTML: ix.cfg.Columns.HTML != ""}), nil
 }

@@ -153,25 +153,16 @@ func (ix *Index) wordShingles(text string) []uint64 {
 // shinglesOf reads a document's text back from its input file (the run's
 // text or HTML column) and returns its shingle set.
 func (ix *Index) shinglesOf(ctx context.Context, d *tables.Doc) ([]uint64, error) {
-	row, err := crawl.ReadRow(ctx, d.SourceFile, d.SourceRow, ix.cfg.Columns)
+	text, err := ix.textOf(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("doc %d: its text is read from its input file for --exact: %w", d.DocID, err)
 	}
-	return ix.shingles(ix.text(Page{Content: row.Content, HTML: ix.cfg.Columns.HTML != ""})), nil
+	return ix.shingles(text), nil
 }
 
 // exactOf compares the query's shingle set q with a document's, m.
 func exactOf(q, m []uint64) Exact {
 	shared := sketch.IntersectCount(q, m)
-	var e Exact
-	if union := len(q) + len(m) - shared; union > 0 {
-		e.Resemblance = float64(shared) / float64(union)
-	}
-	if len(m) > 0 {
-		e.InQuery = float64(shared) / float64(len(m))
-	}
-	if len(q) > 0 {
-		e.OfQuery = float64(shared) / float64(len(q))
-	}
-	return e
+	return Exact{Resemblance: sketch.ModResemblance(shared, len(q), len(m)),
+		InQuery: sketch.Containment(shared, len(m)), OfQuery: sketch.Containment(shared, len(q))}
 }

@@ -22,7 +22,6 @@ import (
 	"html/template"
 	"io"
 	"maps"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/sitetemplate"
 )
 
 // How much of the long lists the page shows.
@@ -411,7 +411,7 @@ func readDocs(ctx context.Context, dir string, listed []tables.Cluster) (*docTal
 		t.hosts = map[string]*hostCount{}
 		t.samples = map[int64][]tables.DocCluster{}
 		for _, d := range rows {
-			name := host(d.URL)
+			name := sitetemplate.Site(d.URL) // the host, as the site templates group pages
 			h := t.hosts[name]
 			if h == nil {
 				h = &hostCount{}
@@ -479,18 +479,6 @@ func trimSamples(s []tables.DocCluster, kept int64) []tables.DocCluster {
 		return cmp.Compare(a.DocID, b.DocID)
 	})
 	return s[:min(len(s), samples)]
-}
-
-// host is the lower-cased host of a URL, or "" when it has none.
-func host(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Hostname())
 }
 
 // duplicates counts the documents deduplication drops: those in a

@@ -179,6 +179,11 @@ func readRows(ctx context.Context, sp Split, skip, n int64, cols Columns, fn fun
 		return err
 	}
 	defer c.Close()
+	return readOpen(f, sp, skip, n, cols, fn)
+}
+
+// readOpen is readRows on the split's file, open.
+func readOpen(f *parquet.File, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
 	b, err := bind(sp.Path, f.Schema(), cols)
 	if err != nil {
 		return err
@@ -333,27 +338,22 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 
 // ReadRow reads row number row (from 0) of the file at path, for a look at
 // one document's text after a run (query's exact resemblance, serve's side
-// by side): it reads only the row group that holds it.
+// by side): it opens the file once, with its page index, and decodes only
+// the pages that hold the row.
 func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, error) {
-	splits, err := Splits(ctx, 0, path, cols)
+	f, c, err := open(ctx, path, true)
 	if err != nil {
 		return Row{}, err
 	}
-	for _, sp := range splits {
-		if row < sp.FirstRow || row >= sp.FirstRow+sp.NumRows {
-			continue
+	defer c.Close()
+	var first int64
+	for i, rg := range f.RowGroups() {
+		if n := rg.NumRows(); row >= first && row < first+n {
+			var found Row
+			err := readOpen(f, Split{Path: path, RowGroup: i, FirstRow: first, NumRows: n}, row-first, 1, cols, func(r Row) error { found = r; return nil })
+			return found, err
 		}
-		var found Row
-		err := readRows(ctx, sp, row-sp.FirstRow, 1, cols, func(r Row) error { found = r; return nil })
-		return found, err
+		first += rg.NumRows()
 	}
-	return Row{}, fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, row, rowsOf(splits))
-}
-
-func rowsOf(splits []Split) int64 {
-	var n int64
-	for _, sp := range splits {
-		n += sp.NumRows
-	}
-	return n
+	return Row{}, fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, row, first)
 }
