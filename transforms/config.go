@@ -11,11 +11,14 @@ package transforms
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/chunk"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/keep"
@@ -132,6 +135,28 @@ func (cfg Config) Features() string {
 		return "chunks:" + strconv.Itoa(cfg.Chunks)
 	}
 	return "words:" + strconv.Itoa(cfg.ShingleWords)
+}
+
+// SetFeatures sets the features Features names (--features, or the
+// manifest's setting): words:W sets ShingleWords, chunks:C sets Chunks
+// to an expected size chunk.New takes. Its errors name f.
+func (cfg *Config) SetFeatures(f string) error {
+	kind, n, ok := strings.Cut(f, ":")
+	x, err := strconv.Atoi(n)
+	switch {
+	case !ok || err != nil || (kind != "words" && kind != "chunks"):
+		return fmt.Errorf("%s: want words:W or chunks:C", f)
+	case kind == "words" && x < 1:
+		return fmt.Errorf("%s: at least 1 word per shingle", f)
+	case kind == "words":
+		cfg.ShingleWords, cfg.Chunks = x, 0
+		return nil
+	}
+	if _, err := chunk.New(x); err != nil {
+		return err
+	}
+	cfg.Chunks = x
+	return nil
 }
 
 // Extraction names how a document's tokens were made, for the docs table

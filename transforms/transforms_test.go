@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -223,6 +224,23 @@ func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 	} {
 		if !cfg.sizesMayLink(1, 100) {
 			t.Errorf("%+v: skipped a pair it must count", cfg)
+		}
+	}
+}
+
+// TestSetFeatures: SetFeatures reads back what Features writes, and
+// refuses the rest, naming it.
+func TestSetFeatures(t *testing.T) {
+	for _, f := range []string{"words:10", "words:3", "chunks:64", "chunks:256"} {
+		cfg := Config{ShingleWords: 10}
+		if err := cfg.SetFeatures(f); err != nil || cfg.Features() != f {
+			t.Errorf("SetFeatures(%q): %v, Features() %q", f, err, cfg.Features())
+		}
+	}
+	for _, f := range []string{"", "words", "words:0", "chunks:100", "chunks:x", "bytes:4"} {
+		cfg := Config{ShingleWords: 10}
+		if err := cfg.SetFeatures(f); err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("SetFeatures(%q): %v, want an error naming it", f, err)
 		}
 	}
 }

@@ -49,13 +49,10 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/chunk"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
@@ -238,28 +235,6 @@ func usage(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
 }
 
-// features parses --features (or --shingle-words, its shorthand): the
-// words per shingle, or the expected chunk size.
-func features(f string, shingleWords int) (words, chunks int, err error) {
-	kind, n, ok := strings.Cut(f, ":")
-	if f == "" {
-		kind, n, ok = "words", strconv.Itoa(shingleWords), true
-	}
-	x, errN := strconv.Atoi(n)
-	switch {
-	case !ok || errN != nil || (kind != "words" && kind != "chunks"):
-		return 0, 0, usage("--features=%s: want words:W or chunks:C", f)
-	case kind == "words" && x < 1:
-		return 0, 0, usage("--features=words:%d (or --shingle-words): at least 1 word per shingle", x)
-	case kind == "words":
-		return x, 0, nil
-	}
-	if _, err := chunk.New(x); err != nil {
-		return 0, 0, usage("--features: %v", err)
-	}
-	return shingleWords, x, nil
-}
-
 // linkPolicy is --policy, or --threshold's resemblance policy.
 func linkPolicy(set map[string]bool) (policy.Policy, error) {
 	if *policyFlag == "" {
@@ -358,10 +333,15 @@ func options(update bool) (pipelines.Options, error) {
 	if err != nil {
 		return opt, usage("--sketch: %v", err)
 	}
-	words, chunks, err := features(*featuresFlag, *shingleWords)
-	if err != nil {
-		return opt, err
+	feat := transforms.Config{ShingleWords: *shingleWords} // --features, or its shorthand
+	if f := *featuresFlag; f != "" {
+		if err := feat.SetFeatures(f); err != nil {
+			return opt, usage("--features: %v", err)
+		}
+	} else if *shingleWords < 1 {
+		return opt, usage("--shingle-words must be at least 1")
 	}
+	words, chunks := feat.ShingleWords, feat.Chunks
 	if chunks > 0 && !set["sketch"] {
 		// A page has a few chunks (about ten of 256 bytes in 3 KB):
 		// MOD_25 would keep none of most pages'. Keep them all, as
