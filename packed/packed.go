@@ -113,10 +113,13 @@ type Sketch struct {
 	Site   uint64
 	Values []uint64
 	Supers []uint64
+	// Features is how many features the document has, of which Values
+	// are the sample (--mode=exact's filters need the whole set's size).
+	Features uint32
 }
 
 // sketchHeader is the encoded size of a Sketch without its values.
-const sketchHeader = 40
+const sketchHeader = 44
 
 // Append appends the encoding of s to b.
 func (s Sketch) Append(b []byte) []byte {
@@ -126,6 +129,7 @@ func (s Sketch) Append(b []byte) []byte {
 	b = le.AppendUint64(b, s.Site)
 	b = le.AppendUint32(b, uint32(len(s.Values)))
 	b = le.AppendUint32(b, uint32(len(s.Supers)))
+	b = le.AppendUint32(b, s.Features)
 	for _, v := range s.Values {
 		b = le.AppendUint64(b, v)
 	}
@@ -154,7 +158,7 @@ func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
 	}
 	arena := make([]uint64, total)
 	for len(b) > 0 {
-		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Rank: math.Float64frombits(le.Uint64(b[16:])), Site: le.Uint64(b[24:])}
+		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Rank: math.Float64frombits(le.Uint64(b[16:])), Site: le.Uint64(b[24:]), Features: le.Uint32(b[40:])}
 		n, m := int(le.Uint32(b[32:])), int(le.Uint32(b[36:]))
 		b = b[sketchHeader:]
 		s.Values, b, arena = readUint64s(b, n, arena)

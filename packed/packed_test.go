@@ -25,7 +25,7 @@ func TestRoundTrips(t *testing.T) {
 		ps, b1 = append(ps, p), p.Append(b1)
 		pr := Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), uint16(rng.Uint32()), uint16(rng.Uint32()), rng.Uint32()}
 		prs, b2 = append(prs, pr), pr.Append(b2)
-		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rng.Float64(), Site: rng.Uint64()}
+		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rng.Float64(), Site: rng.Uint64(), Features: rng.Uint32()}
 		for range rng.IntN(5) {
 			sk.Values = append(sk.Values, rng.Uint64())
 		}

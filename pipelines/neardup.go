@@ -34,7 +34,7 @@ import (
 // cfg.TempDir; Run publishes them.
 func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	splits := transforms.ReadSplits(s, files, cfg)
-	meta, sketches, equiv, ranks, sites := transforms.Sketch(s, splits, cfg) // phase 1
+	meta, sketches, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg) // phase 1
 	if cfg.Templates.On() {
 		sketches = transforms.SiteTemplates(s, sites, sketches, cfg) // each site's template dropped
 	}
@@ -45,6 +45,9 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	} else {
 		lists, _ := transforms.ShingleMerge(s, postings, cfg) // phase 2
 		pairs = transforms.PairCount(s, lists, cfg)           // phase 3
+	}
+	if cfg.Verification != "" {
+		pairs = transforms.Verify(s, pairs, features, cfg) // candidates checked on whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, cfg) // phase 4
 	transforms.WritePairs(s, pairRows, cfg)
@@ -249,6 +252,8 @@ func Settings(cfg transforms.Config) map[string]string {
 		"fingerprint_version": strconv.Itoa(fingerprint.Version),
 		"partitions":          strconv.Itoa(cfg.Partitions),
 		"mode":                mode(cfg),
+		"verify":              verification(cfg),
+		"stopwords":           cfg.Stopwords,
 		"pairs":               pairsKept(cfg),
 		"components":          cfg.Components,
 		"keep":                cfg.Keep.String(),
@@ -306,6 +311,9 @@ func pairsKept(cfg transforms.Config) string {
 // mode names the way pairs are found: Broder's phases 2 and 3, or
 // super-shingles with their parameters.
 func mode(cfg transforms.Config) string {
+	if cfg.Exact {
+		return "exact"
+	}
 	if !cfg.SuperShingle {
 		return "pairs"
 	}
@@ -317,6 +325,21 @@ func mode(cfg transforms.Config) string {
 		m += ",verify"
 	}
 	return m
+}
+
+// verification is the manifest's verify setting: none, sketch (a
+// super-shingle candidate's sketch estimate), bloom or exact, with the
+// filters' bits per feature (bloom:B).
+func verification(cfg transforms.Config) string {
+	switch {
+	case cfg.Verification == transforms.VerifyBloom:
+		return "bloom:" + strconv.Itoa(cfg.BloomBitsPerFeature())
+	case cfg.Verification != "":
+		return cfg.Verification
+	case cfg.Verify:
+		return "sketch"
+	}
+	return "none"
 }
 
 // AutoPartitions sizes the hash partitions of every shuffle from the input

@@ -93,13 +93,27 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err := opt.Policy.Reclusterable(); err != nil {
 		return nil, err
 	}
-	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") {
+	verification, _, _ := strings.Cut(src.Settings["verify"], ":")
+	if verification == "none" || verification == "sketch" {
+		verification = ""
+	}
+	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") && verification == "" {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
 	}
 	if src.Settings["pairs"] == "linked" {
 		return nil, fmt.Errorf("%s kept only its linked pairs (--pairs=linked), not the pairs another policy needs: rerun it with --pairs=all (the default) to recluster it", opt.From)
 	}
-	if mode := src.Settings["mode"]; mode != "pairs" && !strings.HasSuffix(mode, ",verify") {
+	if mode := src.Settings["mode"]; mode == "exact" {
+		// The exact join's candidates are the pairs that may reach its
+		// threshold: none below it was looked for.
+		was, err := policy.Parse(src.Settings["policy"])
+		if err != nil {
+			return nil, fmt.Errorf("%s: manifest setting policy: %w", opt.From, err)
+		}
+		if opt.Policy.Containment > 0 || opt.Policy.Resemblance < was.Resemblance {
+			return nil, fmt.Errorf("%s ran the exact join at %s, which found no pair below it: recluster it at resemblance %g or above, or rerun the full pipeline", opt.From, was, was.Resemblance)
+		}
+	} else if mode != "pairs" && !strings.HasSuffix(mode, ",verify") && verification == "" {
 		return nil, fmt.Errorf("%s linked super-shingle candidates without verifying them (mode %s): its links do not follow a policy, so there is none to redo; rerun it with --verify=sketch", opt.From, mode)
 	}
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
@@ -111,7 +125,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	m := output.NewManifest(opt.Flags)
 	m.ReclusterFrom, m.SourceFlags, m.Inputs, m.InputBytes = opt.From, src.Flags, src.Inputs, src.InputBytes
-	cfg := transforms.Config{Policy: opt.Policy, Partitions: src.Partitions}
+	cfg := transforms.Config{Policy: opt.Policy, Partitions: src.Partitions, Verification: verification}
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(src.InputBytes)
 	}

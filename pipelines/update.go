@@ -37,7 +37,7 @@ var indexSettings = []string{"sketch", "shingle_words", "features", "max_shingle
 // (Config.Index), and those that only grow are carried over as they are.
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	splits := transforms.ReadSplitsOf(s, files, cfg)
-	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
+	meta, sketches, _, ranks, _, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, cfg)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cfg)
@@ -165,6 +165,8 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
 	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
+	case cfg.Verification != "" || cfg.Exact || (src.Settings["verify"] != "" && src.Settings["verify"] != "none" && src.Settings["verify"] != "sketch"):
+		return fmt.Errorf("update does not support --verify=bloom, --verify=exact or --mode=exact: the index keeps no whole feature sets to verify its documents' new pairs on")
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
 	}

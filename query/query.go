@@ -139,7 +139,7 @@ func configOf(m *output.Manifest) (transforms.Config, error) {
 	if err != nil {
 		return transforms.Config{}, fmt.Errorf("seed setting %q: %w", s["seed"], err)
 	}
-	cfg := transforms.Config{Sketch: spec, ShingleWords: w, Seed: seed, Equivalence: s["equivalence"],
+	cfg := transforms.Config{Sketch: spec, ShingleWords: w, Seed: seed, Equivalence: s["equivalence"], Stopwords: s["stopwords"],
 		Columns: crawl.Columns{Text: m.Flags["text-column"], HTML: m.Flags["html-column"]}}
 	if cfg.Columns.Text == "" && cfg.Columns.HTML == "" {
 		cfg.Columns.Text = "text"

@@ -510,7 +510,7 @@ func (j *joiner) verify(x, y int32, probeLen, minLen int) {
 // would occupy; tokens on different sides of w cannot match, so the
 // distance is the sum over the two sides, each at least the difference in
 // their sizes, and each side is refined recursively.
-func suffixFilter(x, y []uint32, hmax, depth int) int {
+func suffixFilter[T cmp.Ordered](x, y []T, hmax, depth int) int {
 	nx, ny := len(x), len(y)
 	delta := abs(nx - ny)
 	if depth > MaxDepth || nx == 0 || ny == 0 || delta > hmax {
@@ -569,6 +569,72 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// MinOverlap is ppjoin+'s overlap bound: sets of sizes nx and ny have
+// Jaccard at least t only if they share at least this many tokens,
+// ⌈t/(1+t)·(nx+ny)⌉ (rounded towards admitting pairs, see ceilLow).
+func MinOverlap(t float64, nx, ny int) int {
+	return max(0, ceilLow(t/(1+t)*float64(nx+ny)))
+}
+
+// ProbePrefix is the length of the prefix of a set of n tokens, in the
+// join's global order, that shares a token with every set it has Jaccard
+// t or more with: n - ⌈t·n⌉ + 1 (the probing prefix; at least 1, at most
+// n). Distributed prefix filtering (neardup's --mode=exact) keys documents
+// by these tokens.
+func ProbePrefix(t float64, n int) int {
+	return min(n, max(1, n-ceilLow(t*float64(n))+1))
+}
+
+// PositionMayMatch is ppjoin+'s length and positional filters for two
+// sets of sizes nx and ny whose first shared token is at positions i and
+// j of their prefixes: whether their Jaccard may still reach t. At their
+// first shared token no token before it is shared, so the overlap is at
+// most 1 plus the shorter remainder. Asked at every shared prefix token,
+// it may turn a matching pair away at a later one, never at its first:
+// the pair is still found there.
+func PositionMayMatch(t float64, nx, ny, i, j int) bool {
+	if min(nx, ny) < ceilLow(t*float64(max(nx, ny))) {
+		return false
+	}
+	return 1+min(nx-i-1, ny-j-1) >= MinOverlap(t, nx, ny)
+}
+
+// Overlap verifies one candidate pair, as Join verifies the pairs it
+// finds, for callers that find their candidates elsewhere (neardup's
+// --verify=exact): x and y are sorted distinct sets in any one global
+// order, alpha the overlap a match needs. It returns |x∩y| and true when
+// the overlap is at least alpha; false, and a lower overlap, as soon as
+// the filters prove it below: the suffix filter on the whole sets first,
+// then the merge, stopping when the overlap so far plus the shorter
+// remainder falls short of alpha (positional filtering).
+func Overlap[T cmp.Ordered](x, y []T, alpha int) (overlap int, ok bool) {
+	lx, ly := len(x), len(y)
+	if alpha > min(lx, ly) {
+		return 0, false
+	}
+	alpha = max(alpha, 0)
+	if hmax := lx + ly - 2*alpha; suffixFilter(x, y, hmax, 1) > hmax {
+		return 0, false
+	}
+	o, i, k := 0, 0, 0
+	for i < lx && k < ly {
+		if o+min(lx-i, ly-k) < alpha {
+			return o, false
+		}
+		switch a, b := x[i], y[k]; {
+		case a < b:
+			i++
+		case a > b:
+			k++
+		default:
+			o++
+			i++
+			k++
+		}
+	}
+	return o, o >= alpha
 }
 
 // BruteForce is the O(n^2) reference used by tests.

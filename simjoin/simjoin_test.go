@@ -434,3 +434,44 @@ func BenchmarkJoin20k(b *testing.B) {
 	b.ReportMetric(float64(st.Candidates), "candidates")
 	b.ReportMetric(float64(st.Verified), "verified")
 }
+
+// Overlap must say yes exactly when the true overlap reaches alpha, with
+// the true overlap then, whatever alpha; and its filters must prune.
+func TestOverlapMatchesIntersection(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	recs := genNearDup(r, 40, 5, 300, 2000, 40)
+	pruned := 0
+	for i := range recs {
+		for k := i + 1; k < len(recs) && k < i+30; k++ {
+			x, y := recs[i].Tokens, recs[k].Tokens
+			truth := 0
+			for _, a := range x {
+				if slices.Contains(y, a) {
+					truth++
+				}
+			}
+			for _, alpha := range []int{0, 1, truth, truth + 1, simjoin.MinOverlap(0.5, len(x), len(y)), min(len(x), len(y)) + 1} {
+				o, ok := simjoin.Overlap(x, y, alpha)
+				if ok != (truth >= alpha) || (ok && o != truth) {
+					t.Fatalf("Overlap(%d, %d tokens, alpha %d) = %d, %v; the overlap is %d", len(x), len(y), alpha, o, ok, truth)
+				}
+				if !ok && o == 0 && truth > 0 && alpha <= min(len(x), len(y)) {
+					pruned++ // the suffix filter decided before any merge
+				}
+			}
+		}
+	}
+	if pruned == 0 {
+		t.Fatal("no pair was pruned before its merge")
+	}
+}
+
+func TestMinOverlap(t *testing.T) {
+	// J = 2/(3+3-2) = 0.5: two shared tokens of three each is just enough.
+	if got := simjoin.MinOverlap(0.5, 3, 3); got != 2 {
+		t.Fatalf("MinOverlap(0.5, 3, 3) = %d, want 2", got)
+	}
+	if got := simjoin.MinOverlap(1, 4, 4); got != 4 {
+		t.Fatalf("MinOverlap(1, 4, 4) = %d, want 4", got)
+	}
+}

@@ -66,6 +66,15 @@ func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, cfg Conf
 	return pairRows, assignments, stats
 }
 
+// linkResemblance is the resemblance a link carries to phase 4 (which
+// orders and scores clusters by it): the verified one, when there is one.
+func linkResemblance(sketched float64, v packed.Verified, verification string) float64 {
+	if verification != "" && v.Checked {
+		return v.Resemblance
+	}
+	return sketched
+}
+
 type estimateFn struct {
 	Cfg   Config
 	links *batcher // the bundle's (see batcher)
@@ -81,29 +90,59 @@ func (f *estimateFn) FinishBundle(ctx context.Context, emitRows, emitLinks func(
 
 func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte, emitRows, emitLinks func(int, []byte)) error {
 	defer phase4Time.done(ctx, time.Now())
-	pairs, err := packed.AppendPairs(nil, batch)
+	var pairs []packed.Verified
+	var err error
+	if f.Cfg.Verification != "" {
+		pairs, err = packed.AppendVerified(nil, batch)
+	} else {
+		var ps []packed.Pair
+		ps, err = packed.AppendPairs(nil, batch)
+		pairs = make([]packed.Verified, len(ps))
+		for i, p := range ps {
+			pairs[i].Pair = p
+		}
+	}
 	if err != nil {
 		return err
 	}
 	links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emitLinks)
 	var rows []tables.Pair
 	var nLinks int64
-	for _, p := range pairs {
+	for _, v := range pairs {
+		p := v.Pair
 		res, aInB, bInA := Estimate(p, f.Cfg.Sketch)
 		e := policy.Estimates{Shared: int(p.Count), Resemblance: res, AInB: aInB, BInA: bInA}
-		// Super-shingle candidates link as Broder's shortcut has it, unless
-		// the sketch estimate must confirm them.
-		linked := f.Cfg.Policy.Links(e) || (f.Cfg.SuperShingle && !f.Cfg.Verify)
+		row := tables.Pair{
+			DocA: int64(p.A), DocB: int64(p.B), Shared: int32(p.Count),
+			SketchSizeA: int32(p.SizeA), SketchSizeB: int32(p.SizeB),
+			Resemblance: res, ContainmentAInB: aInB, ContainmentBInA: bInA,
+		}
+		var linked, keep bool
+		switch f.Cfg.Verification {
+		case "":
+			// Super-shingle candidates link as Broder's shortcut has it,
+			// unless the sketch estimate must confirm them.
+			linked = f.Cfg.Policy.Links(e) || (f.Cfg.SuperShingle && !f.Cfg.Verify)
+			keep = policy.Keep(e, linked)
+		default:
+			ve := verifiedEstimates(v)
+			linked = f.Cfg.Policy.Links(ve)
+			keep = policy.Keep(e, linked) || (v.Checked && policy.Keep(ve, linked))
+			row.SetVerified(f.Cfg.Verification, v.Checked, v.Resemblance, v.AInB, v.BInA)
+			if f.Cfg.Exact {
+				// The exact join has no sketch estimates: its figures
+				// are exact, and a pair proved below them is no row.
+				row.Resemblance, row.ContainmentAInB, row.ContainmentBInA = v.Resemblance, ve.AInB, ve.BInA
+				keep = v.Checked && policy.Keep(ve, linked)
+			}
+		}
+		row.Linked = linked
 		if linked {
-			links.add(packed.Partition(p.A, f.Cfg.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: res})
+			links.add(packed.Partition(p.A, f.Cfg.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: linkResemblance(res, v, f.Cfg.Verification)})
 			nLinks++
 		}
-		if linked || (!f.Cfg.LinkedOnly && policy.Keep(e, linked)) {
-			rows = append(rows, tables.Pair{
-				DocA: int64(p.A), DocB: int64(p.B), Shared: int32(p.Count),
-				SketchSizeA: int32(p.SizeA), SketchSizeB: int32(p.SizeB),
-				Resemblance: res, ContainmentAInB: aInB, ContainmentBInA: bInA, Linked: linked,
-			})
+		if linked || (!f.Cfg.LinkedOnly && keep) {
+			rows = append(rows, row)
 		}
 	}
 	pairsLinked.Inc(ctx, nLinks)

@@ -12,18 +12,21 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/bloom"
 	"github.com/neardup/neardup/chunk"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/simjoin"
 	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
 )
@@ -37,7 +40,11 @@ type Config struct {
 	// content-defined chunks of about Chunks bytes of canonical text
 	// (--features=chunks:C, package chunk) instead of its w-word
 	// shingles.
-	Chunks         int
+	Chunks int
+	// Stopwords, when set, is a language code (package stopword): the
+	// canonical tokens that are its stop words make no feature
+	// (--stopwords, Maharjan 2016).
+	Stopwords      string
 	Sketch         sketch.Spec   // MOD_m or MIN_s
 	Equivalence    string        // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
 	MaxShingleDocs int           // shingles in more documents than this are dropped
@@ -53,6 +60,17 @@ type Config struct {
 	SuperSize    int
 	Bands        int
 	Verify       bool
+	// Verification (--verify=bloom or exact; "" for none) checks every
+	// candidate pair, of either mode, on the two documents' whole feature
+	// sets (see Verify): their Bloom filters of BloomBits bits per feature
+	// (bloom.DefaultBitsPerFeature when 0), or the sets themselves. A
+	// link then needs the verified figures to satisfy Policy.
+	Verification string
+	BloomBits    int
+	// Exact (--mode=exact) makes the join exact: each document's sketch
+	// is its ppjoin+ prefix (ExactPrefix), phases 2 and 3 find the pairs
+	// sharing a prefix feature, and Verification is VerifyExact.
+	Exact bool
 	// LinkedOnly (--pairs=linked) narrows the pairs table to the linked
 	// pairs, for runs that need no recluster: phase 3 then skips pairs
 	// whose sketch sizes alone rule out a link (see sizesMayLink), and the
@@ -99,6 +117,20 @@ type Config struct {
 	Lanes int
 }
 
+// What --verify checks candidate pairs on, besides the sketch.
+const (
+	VerifyBloom = "bloom" // the documents' Bloom filters (Jain et al. 2005)
+	VerifyExact = "exact" // the documents' whole feature sets (ppjoin+'s verification)
+)
+
+// BloomBitsPerFeature is the bits per feature of --verify=bloom's filters.
+func (cfg Config) BloomBitsPerFeature() int {
+	if cfg.BloomBits > 0 {
+		return cfg.BloomBits
+	}
+	return bloom.DefaultBitsPerFeature
+}
+
 // sizesMayLink reports whether a pair of documents with these sketch sizes
 // may link, so that phase 3 must count it. Only under LinkedOnly, a MOD_m
 // sketch and a resemblance-only policy can it say no: the estimate
@@ -113,6 +145,22 @@ func (cfg Config) sizesMayLink(a, b uint32) bool {
 	}
 	lo, hi := min(a, b), max(a, b)
 	return sketch.ModResemblance(int(lo), int(lo), int(hi)) >= cfg.Policy.Resemblance
+}
+
+// prefixesMayLink reports, under Exact, whether two documents that share
+// the prefix feature of postings a and b may reach the threshold (see
+// simjoin.PositionMayMatch); always true otherwise.
+func (cfg Config) prefixesMayLink(a, b packed.Posting) bool {
+	return !cfg.Exact || simjoin.PositionMayMatch(cfg.Policy.Resemblance, int(a.Size), int(b.Size), int(a.Rank), int(b.Rank))
+}
+
+// maxShingleDocs is how many documents a shingle may be in before phase 2
+// drops it as too common: none is dropped from the exact join.
+func (cfg Config) maxShingleDocs() int {
+	if cfg.Exact {
+		return math.MaxInt
+	}
+	return cfg.MaxShingleDocs
 }
 
 // keepsContained reports whether the contained table is written: always,

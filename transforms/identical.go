@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -115,11 +116,17 @@ func (f *identicalFn) addPostings(postings *batcher, rep packed.Sketch) {
 		}
 		return
 	}
-	rankSketch := f.Cfg.Sketch.Kind == sketch.Min
+	rankSketch := f.Cfg.Sketch.Kind == sketch.Min || f.Cfg.Exact
 	for r, v := range rep.Values {
 		p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
+		if f.Cfg.Exact {
+			// The whole set's size, and the position in its prefix
+			// (capped: a smaller position only loosens the positional
+			// filter), for phase 3's length and positional filters.
+			p.Size = rep.Features
+		}
 		if rankSketch {
-			p.Rank = uint16(r)
+			p.Rank = uint16(min(r, math.MaxUint16))
 		}
 		postings.add(packed.Partition(v, f.Cfg.Partitions), p)
 	}

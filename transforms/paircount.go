@@ -79,7 +79,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 				if first > 0 && b.Doc < first && !recount[b.Doc] {
 					continue
 				}
-				if !f.Cfg.sizesMayLink(a.Size, b.Size) {
+				if !f.Cfg.sizesMayLink(a.Size, b.Size) || !f.Cfg.prefixesMayLink(a, b) {
 					skipped++
 					continue
 				}

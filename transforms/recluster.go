@@ -62,12 +62,21 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	var nLinks int64
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
-		r.Linked = f.Cfg.Policy.Links(e)
+		le, linkRes := e, r.Resemblance
+		if v := f.Cfg.Verification; v != "" {
+			// A verified run links on its verified figures; a pair
+			// without them was proved below every policy it serves.
+			le = policy.Estimates{Shared: int(r.Shared)}
+			if res, aInB, bInA, ok := r.Verified(v); ok {
+				le.Resemblance, le.AInB, le.BInA, linkRes = res, aInB, bInA, res
+			}
+		}
+		r.Linked = f.Cfg.Policy.Links(le)
 		if r.Linked {
-			links.add(packed.Partition(uint64(r.DocA), f.Cfg.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
+			links.add(packed.Partition(uint64(r.DocA), f.Cfg.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: linkRes})
 			nLinks++
 		}
-		if policy.Keep(e, r.Linked) {
+		if policy.Keep(e, r.Linked) || policy.Keep(le, r.Linked) {
 			kept = append(kept, r)
 		}
 	}

@@ -120,7 +120,7 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 		}
 		m.distinct++
 		switch n := j - i; {
-		case n > f.Cfg.MaxShingleDocs:
+		case n > f.Cfg.maxShingleDocs():
 			m.dropped++
 			if first := f.Cfg.FirstNewDoc; first > 0 {
 				old := all[i:j]
@@ -130,7 +130,7 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 						break
 					}
 				}
-				if len(old) >= 2 && len(old) <= f.Cfg.MaxShingleDocs {
+				if len(old) >= 2 && len(old) <= f.Cfg.maxShingleDocs() {
 					var b []byte
 					for _, p := range old {
 						b = p.Append(b)

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/bloom"
 	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/chunk"
 	"github.com/neardup/neardup/fingerprint"
@@ -18,8 +19,10 @@ import (
 	"github.com/neardup/neardup/keep"
 	"github.com/neardup/neardup/packed"
 	"github.com/neardup/neardup/shingle"
+	"github.com/neardup/neardup/simjoin"
 	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/stopword"
 	"github.com/neardup/neardup/supershingle"
 )
 
@@ -37,7 +40,7 @@ var (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.DoFn8x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
 }
 
@@ -60,11 +63,14 @@ func DocID(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uin
 // Config.Keep ranks documents (empty otherwise); and sites,
 // PCollection<KV<int, []byte>> of packed.SiteCount batches for
 // SiteTemplates under Config.Templates (empty otherwise), when the
-// sketches of pages with a site are keyed by the site's partition.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv, ranks, sites beam.PCollection) {
+// sketches of pages with a site are keyed by the site's partition; and
+// features, PCollection<KV<int, []byte>> of packed.Features batches keyed
+// by doc partition, each sketched document's whole feature set or its
+// Bloom filter under Config.Verification (empty otherwise), for Verify.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv, ranks, sites, features beam.PCollection) {
 	s = s.Scope("Sketch")
 	outs := beam.ParDoN(s, &sketchFn{Cfg: cfg}, splits)
-	return outs[0], outs[1], outs[2], outs[3], outs[4]
+	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5]
 }
 
 type sketchFn struct {
@@ -79,23 +85,24 @@ type sketchOut struct {
 	metas                         [][]tables.Doc
 	metaBytes                     int
 	sketches, equiv, ranks, sites *batcher
+	features                      *batcher
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) {
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
 		return nil
 	}
-	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites)
+	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures)
 }
 
 // flush emits everything gathered so far.
-func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
 	o.sites.bind(ctx, emitSites)
 	o.sites.flush()
 	o.sketches.bind(ctx, emitSketch)
@@ -104,13 +111,15 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 	o.equiv.flush()
 	o.ranks.bind(ctx, emitRanks)
 	o.ranks.flush()
+	o.features.bind(ctx, emitFeatures)
+	o.features.flush()
 	err := emitDocRows(ctx, o.metas, emitMeta)
 	clear(o.metas)
 	o.metaBytes = 0
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Cfg.Partitions
 	if f.out == nil {
@@ -122,6 +131,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	equiv := bundleBatcher(&out.equiv, ctx, "equivalence_keys", len(Equivalences)*parts, emitEquiv)
 	ranks := bundleBatcher(&out.ranks, ctx, "ranks", parts, emitRanks)
 	sites := bundleBatcher(&out.sites, ctx, "site_counts", parts, emitSites)
+	features := bundleBatcher(&out.features, ctx, "features", parts, emitFeatures)
 	templates := f.Cfg.Templates.On()
 	ranked := f.Cfg.Keep.Ranked()
 	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
@@ -147,6 +157,9 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nShort++
 		case tables.StatusRejected:
 			nRejected++
+		}
+		if rec != nil && f.Cfg.Verification != "" && doc.Status == tables.StatusOK && len(rs.shingles) > 0 {
+			features.add(packed.Partition(rec.Doc, parts), rs.verifiable(rec.Doc))
 		}
 		if rec != nil {
 			for level, k := range keys {
@@ -191,7 +204,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		}
 	}
 	if out.metaBytes > maxBuffered(parts) {
-		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites); err != nil {
+		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures); err != nil {
 			return err
 		}
 	}
@@ -223,12 +236,15 @@ type RowSketcher struct {
 	h                                        fingerprint.Hasher
 	hashes, shingles, values, minima, supers []uint64
 	chunker                                  *chunk.Chunker // under Config.Chunks
+	stop                                     stopword.Set   // under Config.Stopwords
 	tokens                                   []string
 	canonical                                []byte
+	kept                                     []uint64 // the token hashes without stop words
 }
 
 // NewRowSketcher returns a RowSketcher for cfg. It panics on a chunk size
-// chunk.New refuses: the launcher checks --features first.
+// chunk.New refuses or a stop-word language stopword has no list for: the
+// launcher checks --features and --stopwords first.
 func NewRowSketcher(cfg Config) *RowSketcher {
 	rs := &RowSketcher{cfg: cfg, h: fingerprint.New(cfg.Seed)}
 	if cfg.Chunks > 0 {
@@ -238,25 +254,61 @@ func NewRowSketcher(cfg Config) *RowSketcher {
 		}
 		rs.chunker = c
 	}
+	if cfg.Stopwords != "" {
+		set, err := stopword.Hashes(cfg.Stopwords, rs.h)
+		if err != nil {
+			panic(err)
+		}
+		rs.stop = set
+	}
 	return rs
+}
+
+// verifiable is the record Verify checks the document's pairs with: its
+// whole feature set, or its Bloom filter (Config.Verification), from the
+// last Sketch.
+func (rs *RowSketcher) verifiable(doc uint64) packed.Features {
+	if rs.cfg.Verification == VerifyBloom {
+		f := bloom.New(rs.shingles, rs.cfg.BloomBitsPerFeature())
+		return packed.Features{Doc: doc, N: f.N, K: uint32(f.K), Values: f.Bits}
+	}
+	return packed.Features{Doc: doc, N: uint32(len(rs.shingles)), Values: rs.shingles}
+}
+
+// content returns the token hashes that make features: hashes without
+// the stop words of Config.Stopwords, if set.
+func (rs *RowSketcher) content(hashes []uint64) []uint64 {
+	if rs.stop == nil {
+		return hashes
+	}
+	rs.kept = rs.stop.Drop(append(rs.kept[:0], hashes...))
+	return rs.kept
 }
 
 // Features appends to dst the sorted, distinct features of a text whose
 // token hashes are hashes (canon.AppendHashes): its w-word shingles, or
 // under Config.Chunks the content-defined chunks of its canonical form
 // (its tokens joined by single spaces, so that spacing, case and
-// punctuation change no chunk).
+// punctuation change no chunk). Under Config.Stopwords the tokens are
+// those that are not stop words.
 func (rs *RowSketcher) Features(dst []uint64, text string, hashes []uint64) []uint64 {
 	if rs.chunker == nil {
-		return shingle.FromHashes(dst, rs.h, hashes, rs.cfg.ShingleWords)
+		return shingle.FromHashes(dst, rs.h, rs.content(hashes), rs.cfg.ShingleWords)
 	}
 	rs.tokens = canon.AppendTokens(rs.tokens[:0], text)
 	rs.canonical = rs.canonical[:0]
-	for i, t := range rs.tokens {
-		if i > 0 {
+	n := 0
+	for _, t := range rs.tokens {
+		if rs.stop != nil {
+			if _, stop := rs.stop[rs.h.String(t)]; stop {
+				continue
+			}
+		}
+		if n > 0 {
 			rs.canonical = append(rs.canonical, ' ')
 		}
 		rs.canonical = append(rs.canonical, t...)
+		n++
 	}
 	return rs.chunker.Features(dst, rs.canonical, rs.h.Bytes)
 }
@@ -301,9 +353,12 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	case len(rs.hashes) == 0:
 		doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
 		return doc, nil, [3]uint64{}
-	case cfg.Chunks == 0 && len(rs.hashes) < cfg.ShingleWords:
+	case cfg.Chunks == 0 && len(rs.content(rs.hashes)) < cfg.ShingleWords:
 		doc.Status = tables.StatusTooShort
 		doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(rs.hashes), cfg.ShingleWords))
+		if rs.stop != nil {
+			doc.Reason = optional(fmt.Sprintf("%d tokens besides stop words, fewer than the shingle size %d", len(rs.kept), cfg.ShingleWords))
+		}
 		rs.values, rs.supers = rs.values[:0], rs.supers[:0]
 	default:
 		doc.Status = tables.StatusOK
@@ -316,6 +371,12 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 		case cfg.SuperShingle:
 			rs.values = cfg.Sketch.Select(rs.values[:0], rs.shingles)
 			rs.supers = supershingle.Broder(rs.supers[:0], rs.h, rs.values, cfg.SuperSize)
+		case cfg.Exact:
+			// The ppjoin+ prefix: any document at the threshold or
+			// above shares one of these features (in the order of their
+			// fingerprints, one global order).
+			rs.values = append(rs.values[:0], rs.shingles[:simjoin.ProbePrefix(cfg.Policy.Resemblance, len(rs.shingles))]...)
+			rs.supers = rs.supers[:0]
 		default:
 			rs.values = cfg.Sketch.Select(rs.values[:0], rs.shingles)
 			rs.supers = rs.supers[:0]
@@ -329,7 +390,7 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	if len(rs.values) > 0 {
 		keys[2] = rs.h.Combine(rs.values)
 	}
-	rec := &packed.Sketch{Key: keys[equivalenceLevel(cfg.Equivalence)], Doc: id, Values: rs.values}
+	rec := &packed.Sketch{Key: keys[equivalenceLevel(cfg.Equivalence)], Doc: id, Values: rs.values, Features: uint32(doc.ShingleCount)}
 	if cfg.SuperShingle {
 		rec.Supers = rs.supers
 	}

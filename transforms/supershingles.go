@@ -63,7 +63,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 		}
 		distinct++
 		switch docs := all[i:j]; {
-		case len(docs) > f.Cfg.MaxShingleDocs:
+		case len(docs) > f.Cfg.maxShingleDocs():
 			dropped++
 		case len(docs) >= 2:
 			shared++

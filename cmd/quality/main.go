@@ -149,6 +149,28 @@ var modes = []mode{
 	// as the runner defaults to.
 	{"chunks:64", func(c *transforms.Config) { c.Chunks, c.Sketch = 64, sketch.Spec{Kind: sketch.Mod, N: 1} }},
 	{"chunks:256", func(c *transforms.Config) { c.Chunks, c.Sketch = 256, sketch.Spec{Kind: sketch.Mod, N: 1} }},
+	// Candidates verified on the whole feature sets: Bloom filters
+	// (Jain et al.), exactly (ppjoin+'s verification); and the exact
+	// join itself (--mode=exact).
+	{"mod:25+bloom", func(c *transforms.Config) {
+		c.Sketch, c.Verification = sketch.Spec{Kind: sketch.Mod, N: 25}, transforms.VerifyBloom
+	}},
+	{"mod:25+exact", func(c *transforms.Config) {
+		c.Sketch, c.Verification = sketch.Spec{Kind: sketch.Mod, N: 25}, transforms.VerifyExact
+	}},
+	{"supershingle+exact", func(c *transforms.Config) {
+		c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100}
+		c.SuperShingle, c.SuperSize, c.Verification = true, 5, transforms.VerifyExact
+	}},
+	{"chunks:256+bloom", func(c *transforms.Config) {
+		c.Chunks, c.Sketch, c.Verification = 256, sketch.Spec{Kind: sketch.Mod, N: 1}, transforms.VerifyBloom
+	}},
+	{"exact", func(c *transforms.Config) { c.Exact, c.Verification = true, transforms.VerifyExact }},
+	// Stop words out before shingling (Maharjan): against the exact
+	// join of the full shingle sets.
+	{"mod:25+stopwords:en", func(c *transforms.Config) {
+		c.Sketch, c.Stopwords = sketch.Spec{Kind: sketch.Mod, N: 25}, "en"
+	}},
 	{"mod:25+templates", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25}
 		c.Templates = defaultTemplates

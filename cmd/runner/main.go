@@ -53,6 +53,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/bloom"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
@@ -62,6 +63,7 @@ import (
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/stopword"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -76,10 +78,12 @@ var (
 	shingleWords   = flag.Int("shingle-words", 10, "words per shingle (w); shorthand for --features=words:W")
 	featuresFlag   = flag.String("features", "", "each document's features: words:W (its W-word shingles; default words:--shingle-words) or chunks:C (its content-defined chunks of about C bytes of canonical text, C a power of two from 64 to 65536, Jain et al. 2005; the sketch then defaults to mod:1, every chunk)")
 	sketchFlag     = flag.String("sketch", "mod:25", "sketch: mod:M keeps fingerprints that are 0 mod M (Broder's MOD_m); min:N keeps the N smallest (MIN_s); minhash:K keeps the minima of K hash functions")
-	modeFlag       = flag.String("mode", "pairs", "how pairs are found: pairs (Broder's phases 2 and 3) or supershingle (documents sharing a super-shingle, phase 3 skipped)")
+	modeFlag       = flag.String("mode", "pairs", "how pairs are found: pairs (Broder's phases 2 and 3), supershingle (documents sharing a super-shingle, phase 3 skipped) or exact (the exact join: every pair whose resemblance over the whole feature sets reaches the threshold, by ppjoin+'s prefix filtering distributed over the workers, Xiao et al. 2008)")
 	superSize      = flag.Int("super-size", 5, "supershingle mode with mod/min sketches: sketch values per super-shingle")
 	bands          = flag.Int("bands", 0, "supershingle mode with minhash:K sketches: K/B-row bands, each band a super-shingle (LSH)")
-	verifyFlag     = flag.String("verify", "none", "supershingle mode: none (every candidate links) or sketch (a link needs the sketch estimate to satisfy the policy)")
+	verifyFlag     = flag.String("verify", "none", "what a candidate pair's link must also pass: none; sketch (supershingle mode: the sketch estimate satisfies the policy); bloom (the estimates from Bloom filters of the two whole feature sets do, Jain et al. 2005); exact (the exact figures over the whole feature sets do, ppjoin+'s verification); bloom and exact add their figures to the pairs table")
+	bloomBits      = flag.Int("bloom-bits", bloom.DefaultBitsPerFeature, "--verify=bloom: filter bits per feature (m/n; the hash count is (m/n) ln 2)")
+	stopwordsFlag  = flag.String("stopwords", "", "a language code (en, de, fr, ...): its stop words make no features (Maharjan 2016; lists of github.com/orsinium-labs/stopwords)")
 	equivalence    = flag.String("equivalence", "identical", "what the identical-document shortcut merges: identical (same bytes), lexical (same canonical tokens) or shingle (same sketch)")
 	maxShingleDocs = flag.Int("max-shingle-docs", 1000, "drop shingles found in more documents than this")
 	threshold      = flag.Float64("threshold", 0.5, "resemblance at or above which two documents are linked (shorthand for --policy resemblance:T)")
@@ -106,7 +110,7 @@ var (
 
 // ownFlags are neardup's flags, as opposed to Beam's.
 var ownFlags = []string{"input", "output", "text-column", "html-column", "url-column", "id-column",
-	"date-column", "shingle-words", "features", "sketch", "mode", "super-size", "bands", "verify", "equivalence",
+	"date-column", "shingle-words", "features", "stopwords", "sketch", "mode", "super-size", "bands", "verify", "bloom-bits", "equivalence",
 	"max-shingle-docs", "threshold", "policy", "pairs", "keep", "clusters", "components", "component-rounds", "partitions", "seed", "max-doc-bytes", "on-bad-file", "overwrite",
 	"extract", "template-shingles", "template-share", "template-min-pages", "sweep-date"}
 
@@ -131,6 +135,7 @@ func main() {
 		"query":  func(ctx context.Context, args []string) error { return queryMain(ctx, args, os.Stdout) },
 		"report": reportMain,
 		"serve":  serveMain,
+		"group":  groupMain,
 	}
 	if view := views[arg(1)]; view != nil {
 		if err := view(context.Background(), os.Args[2:]); err != nil {
@@ -352,14 +357,45 @@ func options(update bool) (pipelines.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	if pol.Containment > 0 && spec.Kind != sketch.Mod {
-		return opt, usage("a containment policy needs a mod:M sketch: %s cannot estimate containment", spec)
+	var super, verify, exact bool
+	var verification string
+	switch *verifyFlag {
+	case "none":
+	case "sketch":
+		if *modeFlag != "supershingle" {
+			return opt, usage("--verify=sketch goes with --mode=supershingle (phase 3's pairs are their sketch estimates already)")
+		}
+		verify = true
+	case transforms.VerifyBloom, transforms.VerifyExact:
+		verification = *verifyFlag
+	default:
+		return opt, usage("--verify must be none, sketch, bloom or exact, not %q", *verifyFlag)
 	}
-	var super, verify bool
+	if set["bloom-bits"] && verification != transforms.VerifyBloom {
+		return opt, usage("--bloom-bits goes with --verify=bloom")
+	}
+	if *bloomBits < 1 || *bloomBits > 64 {
+		return opt, usage("--bloom-bits must be from 1 to 64")
+	}
 	switch *modeFlag {
 	case "pairs":
-		if set["super-size"] || set["bands"] || set["verify"] {
-			return opt, usage("--super-size, --bands and --verify go with --mode=supershingle")
+		if set["super-size"] || set["bands"] {
+			return opt, usage("--super-size and --bands go with --mode=supershingle")
+		}
+	case "exact":
+		exact = true
+		switch {
+		case pol.Containment > 0:
+			return opt, usage("--mode=exact joins on resemblance: its prefix filter has no bound for containment; use --mode=pairs --verify=exact with a containment policy")
+		case set["super-size"] || set["bands"] || set["sketch"] || set["template-shingles"]:
+			return opt, usage("--mode=exact takes no --sketch, --super-size, --bands or --template-shingles: its sketch is each document's ppjoin+ prefix")
+		case verification == transforms.VerifyBloom:
+			return opt, usage("--mode=exact verifies exactly; --verify=bloom goes with the pairs and supershingle modes")
+		}
+		verification = transforms.VerifyExact
+		spec = sketch.Spec{Kind: sketch.Mod, N: 1} // unused: the sketch is the prefix
+		if *equivalence == transforms.ShingleEquivalent {
+			return opt, usage("--mode=exact cannot take --equivalence=shingle: its sketches are prefixes, and equal prefixes are not equal sets")
 		}
 	case "supershingle":
 		super = true
@@ -376,15 +412,16 @@ func options(update bool) (pipelines.Options, error) {
 		if *superSize < 1 {
 			return opt, usage("--super-size must be at least 1")
 		}
-		switch *verifyFlag {
-		case "none":
-		case "sketch":
-			verify = true
-		default:
-			return opt, usage("--verify must be none or sketch, not %q", *verifyFlag)
-		}
 	default:
-		return opt, usage("--mode must be pairs or supershingle, not %q", *modeFlag)
+		return opt, usage("--mode must be pairs, supershingle or exact, not %q", *modeFlag)
+	}
+	if pol.Containment > 0 && spec.Kind != sketch.Mod && verification == "" {
+		return opt, usage("a containment policy needs a mod:M sketch (or --verify=bloom or exact): %s cannot estimate containment", spec)
+	}
+	if *stopwordsFlag != "" {
+		if err := stopword.Check(*stopwordsFlag); err != nil {
+			return opt, usage("--stopwords: %v", err)
+		}
 	}
 	if err := checkComponents(); err != nil {
 		return opt, err
@@ -451,6 +488,10 @@ func options(update bool) (pipelines.Options, error) {
 			SuperSize:       *superSize,
 			Bands:           *bands,
 			Verify:          verify,
+			Verification:    verification,
+			BloomBits:       *bloomBits,
+			Exact:           exact,
+			Stopwords:       *stopwordsFlag,
 			LinkedOnly:      *pairsFlag == "linked",
 			Components:      *componentsFlag,
 			ComponentRounds: *rounds,

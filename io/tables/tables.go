@@ -71,6 +71,44 @@ type Pair struct {
 	ContainmentAInB *float64 `parquet:"containment_a_in_b,optional"`
 	ContainmentBInA *float64 `parquet:"containment_b_in_a,optional"`
 	Linked          bool     `parquet:"linked"`
+	// Under --verify=bloom, the Bloom filters' estimates over the whole
+	// feature sets (Jain et al.); under --verify=exact or --mode=exact,
+	// the exact figures. Null where the run did not verify; where the
+	// exact verification's filters proved the pair below every policy
+	// the pairs table serves; and where the Bloom filters show no overlap
+	// they can tell from chance (see transforms.VerifyPair).
+	BloomResemblance     *float64 `parquet:"bloom_resemblance,optional"`
+	BloomContainmentAInB *float64 `parquet:"bloom_containment_a_in_b,optional"`
+	BloomContainmentBInA *float64 `parquet:"bloom_containment_b_in_a,optional"`
+	ExactResemblance     *float64 `parquet:"exact_resemblance,optional"`
+	ExactContainmentAInB *float64 `parquet:"exact_containment_a_in_b,optional"`
+	ExactContainmentBInA *float64 `parquet:"exact_containment_b_in_a,optional"`
+}
+
+// SetVerified sets the figures of the pair's verification, kind "bloom"
+// or "exact", when it was checked.
+func (p *Pair) SetVerified(kind string, checked bool, res, aInB, bInA float64) {
+	if !checked {
+		return
+	}
+	if kind == "bloom" {
+		p.BloomResemblance, p.BloomContainmentAInB, p.BloomContainmentBInA = &res, &aInB, &bInA
+		return
+	}
+	p.ExactResemblance, p.ExactContainmentAInB, p.ExactContainmentBInA = &res, &aInB, &bInA
+}
+
+// Verified returns the figures of the pair's verification of kind "bloom"
+// or "exact", and whether it has them.
+func (p *Pair) Verified(kind string) (res float64, aInB, bInA *float64, ok bool) {
+	r, a, b := p.ExactResemblance, p.ExactContainmentAInB, p.ExactContainmentBInA
+	if kind == "bloom" {
+		r, a, b = p.BloomResemblance, p.BloomContainmentAInB, p.BloomContainmentBInA
+	}
+	if r == nil {
+		return 0, nil, nil, false
+	}
+	return *r, a, b, true
 }
 
 // Contained is one row of contained/: a document roughly contained in

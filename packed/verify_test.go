@@ -1,0 +1,38 @@
+package packed
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+func TestVerifyRecordsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var fs []Features
+	var vs []Verified
+	var bf, bv []byte
+	for i := range 60 {
+		f := Features{Doc: rng.Uint64(), N: rng.Uint32(), K: uint32(i % 3)}
+		for range i % 7 {
+			f.Values = append(f.Values, rng.Uint64())
+		}
+		fs, bf = append(fs, f), f.Append(bf)
+		v := Verified{Pair: Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), 0, 0, rng.Uint32()},
+			Resemblance: rng.Float64(), AInB: rng.Float64(), BInA: rng.Float64(), Checked: i%2 == 0}
+		vs, bv = append(vs, v), v.Append(bv)
+	}
+	gotF, err := AppendFeatures(nil, bf)
+	if err != nil || !reflect.DeepEqual(fs, gotF) {
+		t.Errorf("features: round trip differs (err %v)", err)
+	}
+	gotV, err := AppendVerified(nil, bv)
+	if err != nil || !reflect.DeepEqual(vs, gotV) {
+		t.Errorf("verified pairs: round trip differs (err %v)", err)
+	}
+	if _, err := AppendFeatures(nil, bf[:len(bf)-3]); err == nil {
+		t.Error("a truncated features batch decoded without error")
+	}
+	if _, err := AppendVerified(nil, bv[:len(bv)-1]); err == nil {
+		t.Error("a truncated verified batch decoded without error")
+	}
+}

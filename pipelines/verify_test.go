@@ -1,0 +1,141 @@
+package pipelines
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup/bloom"
+	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/simjoin"
+	"github.com/neardup/neardup/transforms"
+)
+
+const sampleGlob = "../testdata/crawl/*.parquet"
+
+// representatives are the documents phase 3 pairs: status ok, with
+// features, no identical copy; their whole feature sets.
+func representatives(t *testing.T, r *result, cfg transforms.Config) map[int64][]uint64 {
+	t.Helper()
+	texts := inputRows(t, sampleGlob, cfg.Columns)
+	sets := shingleSets(fingerprint.New(cfg.Seed), texts, cfg.ShingleWords)
+	reps := map[int64][]uint64{}
+	for _, d := range r.docs {
+		if d.Status == tables.StatusOK && d.IdenticalTo == nil && len(sets[d.DocID]) > 0 {
+			reps[d.DocID] = sets[d.DocID]
+		}
+	}
+	return reps
+}
+
+// --mode=exact links exactly the pairs of representatives that the exact
+// join finds, with its figures to the last bit.
+func TestExactMode(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Exact, cfg.Verification = true, transforms.VerifyExact
+	r := run(t, sampleGlob, cfg)
+	checkInvariants(t, r, 3000)
+	if m := r.manifest.Settings["mode"]; m != "exact" {
+		t.Errorf("mode setting %q", m)
+	}
+	reps := representatives(t, r, cfg)
+	var recs []simjoin.Record
+	for id, s := range reps {
+		recs = append(recs, simjoin.Record{ID: uint64(id), Tokens: s})
+	}
+	want, _, err := simjoin.Join(recs, cfg.Policy.Resemblance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[[2]int64]tables.Pair{}
+	for _, p := range r.pairs {
+		if p.Linked {
+			got[[2]int64{p.DocA, p.DocB}] = p
+		}
+	}
+	for _, w := range want {
+		p, ok := got[[2]int64{int64(w.A), int64(w.B)}]
+		if !ok {
+			t.Errorf("exact pair %d-%d (J=%.3f) not linked", w.A, w.B, w.Jaccard)
+			continue
+		}
+		if p.ExactResemblance == nil || *p.ExactResemblance != w.Jaccard || p.Resemblance != w.Jaccard {
+			t.Errorf("pair %d-%d: resemblance %v (exact %v), want %v", w.A, w.B, p.Resemblance, p.ExactResemblance, w.Jaccard)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d pairs linked, the exact join has %d", len(got), len(want))
+	}
+	if len(want) < 50 {
+		t.Fatalf("only %d exact pairs in the sample: the test proves little", len(want))
+	}
+}
+
+// --verify=exact: every checked pair's figures are exact, and a pair is
+// linked exactly when they meet the policy.
+func TestVerifyExact(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Verification = transforms.VerifyExact
+	r := run(t, sampleGlob, cfg)
+	checkInvariants(t, r, 3000)
+	reps := representatives(t, r, cfg)
+	checked := 0
+	for _, p := range r.pairs {
+		a, b := reps[p.DocA], reps[p.DocB]
+		o := 0
+		for _, x := range a {
+			if _, found := slices.BinarySearch(b, x); found {
+				o++
+			}
+		}
+		res := float64(o) / float64(len(a)+len(b)-o)
+		if p.ExactResemblance == nil {
+			if res >= 0.2 || float64(o) >= 0.5*float64(min(len(a), len(b))) {
+				t.Errorf("pair %d-%d: unchecked at exact resemblance %.3f, overlap %d of %d and %d", p.DocA, p.DocB, res, o, len(a), len(b))
+			}
+			continue
+		}
+		checked++
+		if *p.ExactResemblance != res || *p.ExactContainmentAInB != float64(o)/float64(len(a)) || *p.ExactContainmentBInA != float64(o)/float64(len(b)) {
+			t.Errorf("pair %d-%d: exact figures %v %v %v, want resemblance %v of overlap %d", p.DocA, p.DocB, *p.ExactResemblance, *p.ExactContainmentAInB, *p.ExactContainmentBInA, res, o)
+		}
+		if p.BloomResemblance != nil {
+			t.Errorf("pair %d-%d has Bloom figures under --verify=exact", p.DocA, p.DocB)
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d pairs checked", checked)
+	}
+}
+
+// --verify=bloom: the pairs table carries the Bloom estimates of the two
+// documents' whole feature sets, as package bloom computes them.
+func TestVerifyBloom(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Verification = transforms.VerifyBloom
+	r := run(t, sampleGlob, cfg)
+	checkInvariants(t, r, 3000)
+	if v := r.manifest.Settings["verify"]; v != "bloom:8" {
+		t.Errorf("verify setting %q", v)
+	}
+	reps := representatives(t, r, cfg)
+	for _, p := range r.pairs {
+		want, err := bloom.Compare(bloom.New(reps[p.DocA], bloom.DefaultBitsPerFeature), bloom.New(reps[p.DocB], bloom.DefaultBitsPerFeature))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want.Intersection == 0 {
+			// No overlap the filters can tell from chance: no figures.
+			if p.BloomResemblance != nil || p.Linked {
+				t.Errorf("pair %d-%d: Bloom figures %v (linked %v) where the filters tell no overlap", p.DocA, p.DocB, *p.BloomResemblance, p.Linked)
+			}
+			continue
+		}
+		if p.BloomResemblance == nil || *p.BloomResemblance != want.Resemblance || *p.BloomContainmentAInB != want.AInB || *p.BloomContainmentBInA != want.BInA {
+			t.Fatalf("pair %d-%d: Bloom figures %v, want %+v", p.DocA, p.DocB, p.BloomResemblance, want)
+		}
+	}
+	if len(r.pairs) < 50 {
+		t.Fatalf("only %d pairs", len(r.pairs))
+	}
+}
