@@ -3,6 +3,8 @@ package pipelines
 import (
 	"os"
 	"testing"
+
+	"github.com/neardup/neardup/transforms"
 )
 
 // TestDeterministicAcrossPartitions runs each input with several partition
@@ -34,6 +36,29 @@ func TestDeterministicAcrossPartitions(t *testing.T) {
 				cfg.Partitions, cfg.Lanes = c.parts, c.lanes
 				sameTables(t, first, run(t, input, cfg))
 			}
+		})
+	}
+}
+
+// TestVerifiedDeterministic: the verification's shuffles (features to the
+// pairs that want them) and the exact join give the same rows whatever
+// the partitions and lanes, Bloom estimates to the last bit.
+func TestVerifiedDeterministic(t *testing.T) {
+	for _, mode := range []string{"bloom", "exact", "exact join"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := defaultConfig()
+			switch mode {
+			case "bloom":
+				cfg.Verification = transforms.VerifyBloom
+			case "exact":
+				cfg.Verification = transforms.VerifyExact
+			default:
+				cfg.Exact, cfg.Verification = true, transforms.VerifyExact
+			}
+			cfg.Partitions = 3
+			first := run(t, sampleGlob, cfg)
+			cfg.Partitions, cfg.Lanes = 11, 4
+			sameTables(t, first, run(t, sampleGlob, cfg))
 		})
 	}
 }

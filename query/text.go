@@ -48,6 +48,9 @@ func (ix *Index) Text(ctx context.Context, page Page, threshold float64, limit i
 	if t := ix.Manifest.Settings["template_shingles"]; t != "" && t != "off" {
 		return nil, fmt.Errorf("%s was written with --template-shingles=%s: its sketches lack each site's template shingles, which one page cannot tell; query it by URL", ix.Dir, t)
 	}
+	if ix.Manifest.Settings["mode"] == "exact" {
+		return nil, fmt.Errorf("%s was written with --mode=exact: its sketches are each document's ppjoin+ prefix, not a sample a page's sketch compares with; query it by URL", ix.Dir)
+	}
 	q, tokens, err := ix.sketchPage(page)
 	if err != nil {
 		return nil, err

@@ -69,3 +69,16 @@ input='testdata/crawl/*.parquet'
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal-update.log" || { tail -30 "$work/universal-update.log"; exit 1; }
 "$work/tablediff" "$work/universal-update" "$work/embedded"
+# The verification engines and the exact join (their own shuffles: the
+# features to the pairs that want them) through the job server too.
+for flags in "--mode=exact" "--verify=bloom --features=chunks:256 --stopwords=en" "--mode=supershingle --sketch=min:100 --verify=exact"; do
+  name=$(echo "$flags" | tr -c 'a-z0-9' '-')
+  # shellcheck disable=SC2086 # the flags are words
+  "$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/universal$name" $flags \
+    --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+    2> "$work/universal$name.log" || { tail -30 "$work/universal$name.log"; exit 1; }
+  # shellcheck disable=SC2086
+  "$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/embedded$name" $flags --beam_strict \
+    2> "$work/embedded$name.log" || { tail -30 "$work/embedded$name.log"; exit 1; }
+  "$work/tablediff" "$work/universal$name" "$work/embedded$name"
+done

@@ -136,11 +136,12 @@ func (cfg Config) BloomBitsPerFeature() int {
 // sketch and a resemblance-only policy can it say no: the estimate
 // shared/(a+b-shared) is at most min(a,b)/max(a,b), reached when the
 // smaller sketch is all shared, so a pair whose sizes keep that bound under
-// the threshold never links. Containment has no such bound (a small
+// the threshold never links. Verified links (Verification) follow the
+// whole sets, which the sketch sizes only estimate. Containment has no such bound (a small
 // document may lie wholly inside a large one), nor do MIN_s and MinHash
 // sketches, whose sizes do not follow the documents'.
 func (cfg Config) sizesMayLink(a, b uint32) bool {
-	if !cfg.LinkedOnly || cfg.Sketch.Kind != sketch.Mod || cfg.Policy.Containment > 0 {
+	if !cfg.LinkedOnly || cfg.Sketch.Kind != sketch.Mod || cfg.Policy.Containment > 0 || cfg.Verification != "" {
 		return true
 	}
 	lo, hi := min(a, b), max(a, b)

@@ -24,7 +24,7 @@ var (
 func init() {
 	register.DoFn4x1[context.Context, int, []byte, func(int, []byte), error](&routePairsFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&sendFeaturesFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&verifyPairsFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&verifyPairsFn{})
 }
 
 // Verify checks every candidate pair on the two documents' whole feature
@@ -44,7 +44,9 @@ func Verify(s beam.Scope, pairs, features beam.PCollection, cfg Config) beam.PCo
 	s = s.Scope("Verify")
 	wanted := beam.ParDo(s, &routePairsFn{Cfg: cfg}, pairs)
 	sent := beam.ParDo(s, &sendFeaturesFn{Cfg: cfg}, beam.CoGroupByKey(s, wanted, features))
-	return beam.ParDo(s, &verifyPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, sent))
+	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, sent))
+	writeTallies(s, "verify", cfg, tallies)
+	return verified
 }
 
 // routePairsFn sends, for every pair, <doc, pair partition> to the
@@ -154,24 +156,35 @@ func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt,
 // of their documents, and verifies each pair.
 type verifyPairsFn struct {
 	Cfg   Config
-	lanes lanes[func(int, []byte)]
+	lanes lanes[verifyEmit]
 }
 
-func (f *verifyPairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
-
-func (f *verifyPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
-	return f.lanes.finish(ctx, emit)
+// verifyEmit is verifyPairsFn's emitters: the verified pairs, and the
+// counts as data (see writeTallies).
+type verifyEmit struct {
+	pairs func(int, []byte)
+	tally func(string, int64)
 }
 
-func (f *verifyPairsFn) ProcessElement(ctx context.Context, part int, pairsIt, featuresIt func(*[]byte) bool, emit func(int, []byte)) error {
+func (f *verifyPairsFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
+	f.lanes.reset()
+}
+
+func (f *verifyPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) error {
+	return f.lanes.finish(ctx, verifyEmit{emit, tally})
+}
+
+func (f *verifyPairsFn) ProcessElement(ctx context.Context, part int, pairsIt, featuresIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
 	pairsIt, featuresIt = hold(pairsIt), hold(featuresIt)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
+	return f.lanes.timed(ctx, f.Cfg.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
 		out, checked, pruned, err := f.verify(pairsIt, featuresIt)
-		return func(ctx context.Context, emit func(int, []byte)) error {
+		return func(ctx context.Context, emit verifyEmit) error {
 			pairsVerified.Inc(ctx, checked)
 			pairsPruned.Inc(ctx, pruned)
+			emit.tally("pairs_verified", checked)
+			emit.tally("pairs_verify_pruned", pruned)
 			if len(out) > 0 {
-				emit(part, out)
+				emit.pairs(part, out)
 			}
 			return nil
 		}, err

@@ -45,6 +45,7 @@
 //	bench gen --docs N --out DIR [--seed S] [--text ascii|unicode] [--cpuprofile FILE]
 //	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
 //	bench update --input GLOB [--new-share 0.1] [--repeat 2] [--out DIR]   (runner update against a full run)
+//	bench modes --input GLOB [--html-column C] [--threshold T] [--repeat N] [--modes NAME,...]   (each way of finding pairs: cost and finds)
 package main
 
 import (
@@ -88,6 +89,8 @@ func main() {
 			exit(queryMain(os.Args[2:]))
 		case "serve":
 			exit(serveMain(os.Args[2:]))
+		case "modes":
+			exit(modesMain(os.Args[2:]))
 		}
 	}
 	exit(benchMain(os.Args[1:]))

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
@@ -94,9 +93,7 @@ func updateMain(args []string) error {
 		return err
 	}
 	bin := filepath.Join(dir, "runner")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/runner")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := buildRunner(root, bin); err != nil {
 		return err
 	}
 	index, full, upd := filepath.Join(dir, "index"), filepath.Join(dir, "full"), filepath.Join(dir, "updated")

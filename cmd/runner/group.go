@@ -27,6 +27,7 @@ import (
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/policy"
 	"github.com/neardup/neardup/rankgroup"
+	"github.com/neardup/neardup/stopword"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -64,7 +65,8 @@ func groupMain(ctx context.Context, args []string) error {
 	idCol := fs.String("id-column", "", "a column of ids or URLs copied to the output (default: id, else url, if the input has one)")
 	featuresSpec := fs.String("features", "", "each document's features: words:W (its W-word shingles; default words:10) or chunks:C (its content-defined chunks of about C bytes, Jain et al.'s)")
 	policySpec := fs.String("policy", policy.Default.String(), "which pairs link: resemblance:T, containment:T, or both comma-separated, of the Bloom filters' estimates")
-	bitsPerFeature := fs.Int("bits-per-feature", bloom.DefaultBitsPerFeature, "Bloom filter bits a feature, 1 to 64 (m/n, rounded up to a power of two)")
+	bitsPerFeature := fs.Int("bloom-bits", bloom.DefaultBitsPerFeature, "Bloom filter bits per feature, 1 to 64 (m/n, rounded up to a power of two), as the runner's --bloom-bits")
+	stopwords := fs.String("stopwords", "", "a language code: its stop words make no features, as the runner's --stopwords")
 	seedValue := fs.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
 	if err := fs.Parse(args); err != nil {
 		return usage("%v", err)
@@ -75,7 +77,12 @@ func groupMain(ctx context.Context, args []string) error {
 	if strings.Contains(*out, "://") {
 		return usage("--output %s: group writes to a local folder", *out)
 	}
-	cfg := transforms.Config{ShingleWords: 10, Seed: *seedValue}
+	cfg := transforms.Config{ShingleWords: 10, Seed: *seedValue, Stopwords: *stopwords}
+	if *stopwords != "" {
+		if err := stopword.Check(*stopwords); err != nil {
+			return usage("--stopwords: %v", err)
+		}
+	}
 	if *featuresSpec != "" {
 		if err := cfg.SetFeatures(*featuresSpec); err != nil {
 			return usage("--features: %v", err)
@@ -86,7 +93,7 @@ func groupMain(ctx context.Context, args []string) error {
 		return usage("--policy: %v", err)
 	}
 	if *bitsPerFeature < 1 || *bitsPerFeature > 64 {
-		return usage("--bits-per-feature %d: want 1 to 64", *bitsPerFeature)
+		return usage("--bloom-bits %d: want 1 to 64", *bitsPerFeature)
 	}
 	idName, idGiven := *idCol, *idCol != ""
 	res, err := readResults(ctx, *in, *textCol, *rankCol, idName, idGiven)

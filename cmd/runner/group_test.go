@@ -151,7 +151,7 @@ func TestGroupCommand(t *testing.T) {
 	}
 	// About 30 chunks a document: edits leave resemblances of 0.55 to
 	// 0.7 among the a and b families, and c shares none.
-	got, _ = runGroup(t, "--input", in, "--rank-column", "rank", "--features", "chunks:64", "--bits-per-feature", "16", "--policy", "resemblance:0.4")
+	got, _ = runGroup(t, "--input", in, "--rank-column", "rank", "--features", "chunks:64", "--bloom-bits", "16", "--policy", "resemblance:0.4")
 	if fmt.Sprint(groupsOf(got)) != fmt.Sprint(wantGroup) {
 		t.Errorf("chunks:64: groups %v", groupsOf(got))
 	}
@@ -232,7 +232,7 @@ func TestGroupErrors(t *testing.T) {
 		{[]string{"--input", in}, []string{"--rank-column"}, true},
 		{[]string{"--input", in, "--rank-column", "rank", "--policy", "jaccard:0.5"}, []string{"--policy"}, true},
 		{[]string{"--input", in, "--rank-column", "rank", "--features", "chunks:100"}, []string{"--features"}, true},
-		{[]string{"--input", in, "--rank-column", "rank", "--bits-per-feature", "0"}, []string{"--bits-per-feature"}, true},
+		{[]string{"--input", in, "--rank-column", "rank", "--bloom-bits", "0"}, []string{"--bloom-bits"}, true},
 		{[]string{"--input", in, "--rank-column", "rank"}, []string{in, "row 1", `"rank"`, "null"}, false},
 		{[]string{"--input", nanFile, "--rank-column", "rank"}, []string{nanFile, "row 2", `"rank"`, "NaN"}, false},
 		{[]string{"--input", in, "--rank-column", "position"}, []string{in, `"position"`}, false},

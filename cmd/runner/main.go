@@ -121,7 +121,7 @@ var reclusterFlags = map[string]bool{"from": true, "output": true, "policy": tru
 func init() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
-		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n  runner report --from DIR --output report.html\n  runner serve --from DIR [--addr 127.0.0.1:8080]\n\nneardup flags:\n")
+		fmt.Fprintf(w, "usage:\n  runner --input GLOBS --output DIR [flags]\n  runner recluster --from DIR --output DIR --policy POLICY\n  runner update --from DIR --input GLOBS --output DIR [flags]\n  runner lost --from DIR --url URL\n  runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json] (see runner query --help)\n  runner report --from DIR --output report.html\n  runner serve --from DIR [--addr 127.0.0.1:8080]\n  runner group --input results.parquet --rank-column C --output DIR (see runner group --help)\n\nneardup flags:\n")
 		for _, name := range append(ownFlags, "from", "progress") {
 			f := flag.Lookup(name)
 			fmt.Fprintf(w, "  --%s (default %q)\n    \t%s\n", f.Name, f.DefValue, f.Usage)
