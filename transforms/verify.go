@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -77,19 +78,7 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 }
 
 func compareArcs(x, y packed.Arc) int {
-	if x.U != y.U {
-		if x.U < y.U {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case x.V < y.V:
-		return -1
-	case x.V > y.V:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(x.U, y.U), cmp.Compare(x.V, y.V))
 }
 
 // sendFeaturesFn meets, on one doc partition, the routes of its documents
@@ -127,15 +116,7 @@ func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt,
 		err = eachBatch(featuresIt, func(b []byte) error {
 			fs, err := packed.AppendFeatures(nil, b)
 			for _, x := range fs {
-				i, _ := slices.BinarySearchFunc(routes, x.Doc, func(a packed.Arc, doc uint64) int {
-					switch {
-					case a.U < doc:
-						return -1
-					case a.U > doc:
-						return 1
-					}
-					return 0
-				})
+				i, _ := slices.BinarySearchFunc(routes, x.Doc, func(a packed.Arc, doc uint64) int { return cmp.Compare(a.U, doc) })
 				for ; i < len(routes) && routes[i].U == x.Doc; i++ {
 					sends, dests = append(sends, x), append(dests, int(routes[i].V))
 				}
@@ -210,7 +191,7 @@ func (f *verifyPairsFn) verify(pairsIt, featuresIt func(*[]byte) bool) (out []by
 	}
 	// The pairs in a fixed order, so the batch is the same whatever order
 	// the shuffle delivered them in.
-	slices.SortFunc(pairs, func(x, y packed.Pair) int { return compareArcs(packed.Arc{U: x.A, V: x.B}, packed.Arc{U: y.A, V: y.B}) })
+	packed.SortPairs(pairs)
 	for _, p := range pairs {
 		a, okA := byDoc[p.A]
 		b, okB := byDoc[p.B]

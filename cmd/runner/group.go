@@ -333,44 +333,26 @@ func eachValue(f *parquet.File, name string, leaf parquet.LeafColumn, col string
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
 		row := base
-		err := func() error {
-			pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
-			defer pages.Close()
+		err := tables.EachPage(rg.ColumnChunks()[leaf.ColumnIndex], func(vr parquet.ValueReader) error {
 			for {
-				p, err := pages.ReadPage()
+				k, err := vr.ReadValues(buf)
+				for _, v := range buf[:k] {
+					if row == base+n {
+						return fmt.Errorf("column %q has more values than rows", col)
+					}
+					if err := set(row, v); err != nil {
+						return fmt.Errorf("row %d: column %q: %w", row, col, err)
+					}
+					row++
+				}
 				if errors.Is(err, io.EOF) {
 					return nil
 				}
 				if err != nil {
 					return err
 				}
-				err = func() error {
-					defer parquet.Release(p)
-					vr := p.Values()
-					for {
-						k, err := vr.ReadValues(buf)
-						for _, v := range buf[:k] {
-							if row == base+n {
-								return fmt.Errorf("column %q has more values than rows", col)
-							}
-							if err := set(row, v); err != nil {
-								return fmt.Errorf("row %d: column %q: %w", row, col, err)
-							}
-							row++
-						}
-						if errors.Is(err, io.EOF) {
-							return nil
-						}
-						if err != nil {
-							return err
-						}
-					}
-				}()
-				if err != nil {
-					return err
-				}
 			}
-		}()
+		})
 		if err == nil && row != base+n {
 			err = fmt.Errorf("column %q has %d values for %d rows", col, row-base, n)
 		}

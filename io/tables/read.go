@@ -322,7 +322,7 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 		n := int(rg.NumRows())
 		for c, col := range cols {
 			i := base
-			err := eachPage(rg.ColumnChunks()[index[c]], func(vr parquet.ValueReader) error {
+			err := EachPage(rg.ColumnChunks()[index[c]], func(vr parquet.ValueReader) error {
 				if col.integer != nil && flat[c] {
 					if done, err := readIntegers(vr, rows[i:base+n], col.integer, &i); done || err != nil {
 						return err
@@ -361,8 +361,8 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 	return rows, nil
 }
 
-// eachPage calls fn with the values of every page of a column chunk.
-func eachPage(chunk parquet.ColumnChunk, fn func(parquet.ValueReader) error) error {
+// EachPage calls fn with the values of every page of a column chunk.
+func EachPage(chunk parquet.ColumnChunk, fn func(parquet.ValueReader) error) error {
 	pages := chunk.Pages()
 	defer pages.Close()
 	for {
