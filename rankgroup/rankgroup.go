@@ -53,10 +53,7 @@ type Member struct {
 // smaller size, so its resemblance is at most min/max. Skipping such a
 // pair changes nothing but the time taken.
 func Group(docs []Doc, p policy.Policy) ([]Member, error) {
-	if err := check(docs); err != nil {
-		return nil, err
-	}
-	links, err := pairLinks(docs, p)
+	links, err := Links(docs, p)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +106,13 @@ func check(docs []Doc) error {
 	return nil
 }
 
-// pairLinks returns the linked pairs (i < j), comparing the pairs on
-// GOMAXPROCS goroutines that take rows i in turn.
-func pairLinks(docs []Doc, p policy.Policy) ([][2]int32, error) {
+// Links returns the pairs of docs that link under p (i < j), the edges
+// Group takes its components of, comparing the pairs on GOMAXPROCS
+// goroutines that take rows i in turn.
+func Links(docs []Doc, p policy.Policy) ([][2]int32, error) {
+	if err := check(docs); err != nil {
+		return nil, err
+	}
 	n := len(docs)
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/32))
 	sizeBound := p.Containment <= 0 // resemblance only: min/max bounds it

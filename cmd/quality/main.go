@@ -40,6 +40,12 @@
 // supershingle (MIN_100, super-shingles of 5 values), supershingle+verify
 // (the same, candidates verified against the sketch estimate) and
 // minhash:100/20 (MinHash with 100 hash functions in 20 bands);
+// mod:25+bloom, mod:25+exact and supershingle+exact verify the candidates
+// on the whole feature sets (--verify); chunks:256+bloom is Jain et al.'s
+// engine; exact is --mode=exact; mod:25+stopwords:en drops English stop
+// words before shingling; group is runner group's links (every pair of
+// documents compared through Bloom filters of their shingle sets, in this
+// process, the whole corpus one result list);
 // mod:25+templates and min:100+templates are mod:25 and min:100 with
 // --template-shingles=auto at its default share and minimum site size.
 // The exact side is the same for every mode: the full shingle sets,
@@ -76,6 +82,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/bloom"
 	"github.com/neardup/neardup/canon"
 	"github.com/neardup/neardup/fingerprint"
 	"github.com/neardup/neardup/io/beamfs"
@@ -83,6 +90,7 @@ import (
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/rankgroup"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simjoin"
 	"github.com/neardup/neardup/sitetemplate"
@@ -124,10 +132,17 @@ func init() {
 	flag.Var(&htmlInputs, "html", "HTML corpora, one glob each, comma-separated; repeatable")
 }
 
-// mode is one way of running the pipeline.
+// mode is one way of running the pipeline, or (apply nil) of linking
+// documents without it: inProcess[name].
 type mode struct {
 	name  string
 	apply func(*transforms.Config)
+}
+
+// inProcess are the modes that find their pairs in this process, from the
+// documents' full shingle sets (by doc ID) at threshold t.
+var inProcess = map[string]func(sets map[uint64][]uint64, t float64) (pairSet, error){
+	"group": bloomLinks,
 }
 
 var modes = []mode{
@@ -171,6 +186,10 @@ var modes = []mode{
 	{"mod:25+stopwords:en", func(c *transforms.Config) {
 		c.Sketch, c.Stopwords = sketch.Spec{Kind: sketch.Mod, N: 25}, "en"
 	}},
+	// runner group's links: every pair of documents compared through
+	// Bloom filters of their shingle sets, the whole corpus one result
+	// list (Jain et al.).
+	{"group", nil},
 	{"mod:25+templates", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25}
 		c.Templates = defaultTemplates
@@ -479,6 +498,17 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, err
 	ok := true
 	for _, m := range ms {
 		for i, t := range ts {
+			if links := inProcess[m.name]; links != nil {
+				start := time.Now()
+				found, err := links(sets, t)
+				if err != nil {
+					return false, err
+				}
+				s := compare(found, exacts[i].pairs)
+				fmt.Printf("| %s | %s | %g | %d | %d | %s | %s | %.1f | %.2f |\n",
+					c.name(), m.name, t, s.Exact, s.Found, s.precision(), s.recall(), time.Since(start).Seconds(), exacts[i].seconds)
+				continue
+			}
 			cfg := baseConfig(c)
 			m.apply(&cfg)
 			cfg.Policy = policy.Policy{Resemblance: t}
@@ -607,4 +637,25 @@ func loadLabels(file string, explicit bool, docs []doc) (map[string]label, strin
 		labels[d.Name] = l
 	}
 	return labels, "the source column", nil
+}
+
+// bloomLinks is what runner group links: every pair of documents whose
+// Bloom filters (bloom.DefaultBitsPerFeature bits per shingle) estimate a
+// resemblance of at least t, as rankgroup compares them.
+func bloomLinks(sets map[uint64][]uint64, t float64) (pairSet, error) {
+	ids := make([]uint64, 0, len(sets))
+	for id := range sets {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	docs := make([]rankgroup.Doc, len(ids))
+	for i, id := range ids {
+		docs[i] = rankgroup.Doc{Rank: float64(i), Filter: bloom.New(sets[id], bloom.DefaultBitsPerFeature)}
+	}
+	links, err := rankgroup.Links(docs, policy.Policy{Resemblance: t})
+	found := pairSet{}
+	for _, l := range links {
+		found.add(ids[l[0]], ids[l[1]])
+	}
+	return found, err
 }
