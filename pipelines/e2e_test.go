@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -207,7 +206,7 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 		}
 		e := policy.Estimates{Shared: int(p.Shared), Resemblance: p.Resemblance, AInB: p.ContainmentAInB, BInA: p.ContainmentBInA}
 		le := e // what links the pair: under --verify=bloom or exact, its verified figures
-		if kind, _, _ := strings.Cut(r.manifest.Settings["verify"], ":"); kind == "bloom" || kind == "exact" {
+		if kind := verifiedBy(r.manifest.Settings); kind != "" {
 			le = policy.Estimates{Shared: int(p.Shared)}
 			if res, a, b, ok := p.Verified(kind); ok {
 				le.Resemblance, le.AInB, le.BInA = res, a, b

@@ -327,6 +327,17 @@ func mode(cfg transforms.Config) string {
 	return m
 }
 
+// verifiedBy is what an output's links were verified on, from its
+// manifest's verify setting: transforms.VerifyBloom or VerifyExact, or ""
+// (none, or the sketch estimate; an output written before the setting).
+func verifiedBy(settings map[string]string) string {
+	switch kind, _, _ := strings.Cut(settings["verify"], ":"); kind {
+	case transforms.VerifyBloom, transforms.VerifyExact:
+		return kind
+	}
+	return ""
+}
+
 // verification is the manifest's verify setting: none, sketch (a
 // super-shingle candidate's sketch estimate), bloom or exact, with the
 // filters' bits per feature (bloom:B).

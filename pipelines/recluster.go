@@ -93,10 +93,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err := opt.Policy.Reclusterable(); err != nil {
 		return nil, err
 	}
-	verification, _, _ := strings.Cut(src.Settings["verify"], ":")
-	if verification == "none" || verification == "sketch" {
-		verification = ""
-	}
+	verification := verifiedBy(src.Settings)
 	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") && verification == "" {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
 	}

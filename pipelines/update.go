@@ -165,7 +165,7 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
 	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
-	case cfg.Verification != "" || cfg.Exact || (src.Settings["verify"] != "" && src.Settings["verify"] != "none" && src.Settings["verify"] != "sketch"):
+	case cfg.Verification != "" || cfg.Exact || verifiedBy(src.Settings) != "":
 		return fmt.Errorf("update does not support --verify=bloom, --verify=exact or --mode=exact: the index keeps no whole feature sets to verify its documents' new pairs on")
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")

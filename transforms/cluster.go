@@ -68,8 +68,8 @@ func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, cfg Conf
 
 // linkResemblance is the resemblance a link carries to phase 4 (which
 // orders and scores clusters by it): the verified one, when there is one.
-func linkResemblance(sketched float64, v packed.Verified, verification string) float64 {
-	if verification != "" && v.Checked {
+func linkResemblance(sketched float64, v packed.Verified) float64 {
+	if v.Checked {
 		return v.Resemblance
 	}
 	return sketched
@@ -138,7 +138,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		}
 		row.Linked = linked
 		if linked {
-			links.add(packed.Partition(p.A, f.Cfg.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: linkResemblance(res, v, f.Cfg.Verification)})
+			links.add(packed.Partition(p.A, f.Cfg.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: linkResemblance(res, v)})
 			nLinks++
 		}
 		if linked || (!f.Cfg.LinkedOnly && keep) {

@@ -295,6 +295,12 @@ func (rs *RowSketcher) Features(dst []uint64, text string, hashes []uint64) []ui
 	if rs.chunker == nil {
 		return shingle.FromHashes(dst, rs.h, rs.content(hashes), rs.cfg.ShingleWords)
 	}
+	return rs.chunks(dst, text)
+}
+
+// chunks appends to dst the content-defined chunks of text's canonical
+// form, without stop words under Config.Stopwords (see Features).
+func (rs *RowSketcher) chunks(dst []uint64, text string) []uint64 {
 	rs.tokens = canon.AppendTokens(rs.tokens[:0], text)
 	rs.canonical = rs.canonical[:0]
 	n := 0
@@ -346,6 +352,10 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	rs.hashes = canon.AppendHashes(rs.hashes[:0], rs.h, text)
 	doc.TokenCount = int64(len(rs.hashes))
 	doc.LexicalFingerprint = int64(rs.h.Combine(rs.hashes))
+	content := rs.hashes // what shingles are made of
+	if cfg.Chunks == 0 {
+		content = rs.content(rs.hashes)
+	}
 	switch {
 	case row.Null:
 		doc.Status, doc.Reason = tables.StatusEmpty, optional("null "+cfg.Columns.ContentColumn())
@@ -353,16 +363,20 @@ func (rs *RowSketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packe
 	case len(rs.hashes) == 0:
 		doc.Status, doc.Reason = tables.StatusEmpty, optional("no tokens")
 		return doc, nil, [3]uint64{}
-	case cfg.Chunks == 0 && len(rs.content(rs.hashes)) < cfg.ShingleWords:
+	case cfg.Chunks == 0 && len(content) < cfg.ShingleWords:
 		doc.Status = tables.StatusTooShort
 		doc.Reason = optional(fmt.Sprintf("%d tokens, fewer than the shingle size %d", len(rs.hashes), cfg.ShingleWords))
 		if rs.stop != nil {
-			doc.Reason = optional(fmt.Sprintf("%d tokens besides stop words, fewer than the shingle size %d", len(rs.kept), cfg.ShingleWords))
+			doc.Reason = optional(fmt.Sprintf("%d tokens besides stop words, fewer than the shingle size %d", len(content), cfg.ShingleWords))
 		}
 		rs.values, rs.supers = rs.values[:0], rs.supers[:0]
 	default:
 		doc.Status = tables.StatusOK
-		rs.shingles = rs.Features(rs.shingles[:0], text, rs.hashes)
+		if cfg.Chunks == 0 {
+			rs.shingles = shingle.FromHashes(rs.shingles[:0], rs.h, content, cfg.ShingleWords)
+		} else {
+			rs.shingles = rs.chunks(rs.shingles[:0], text)
+		}
 		switch {
 		case cfg.SuperShingle && cfg.Sketch.Kind == sketch.MinHash:
 			rs.minima = sketch.MinHashValues(rs.minima[:0], rs.shingles, cfg.Sketch.N)
