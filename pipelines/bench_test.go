@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/clustering/policy"
 )
 
 // BenchmarkSampleCrawl runs the whole pipeline on the sample crawl on Prism

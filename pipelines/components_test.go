@@ -8,7 +8,7 @@ import (
 
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/settings"
 )
 
 // corpus is an input the end-to-end tests run on.
@@ -48,23 +48,23 @@ func TestComponentsWaysAgree(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := defaultConfig()
 			cfg.Columns = c.cols
-			cfg.Components, cfg.Partitions = transforms.ComponentsSingle, 4
+			cfg.Components, cfg.Partitions = settings.ComponentsSingle, 4
 			single := run(t, c.glob, cfg)
-			if got := single.manifest.Settings["components"]; got != transforms.ComponentsSingle {
+			if got := single.manifest.Settings["components"]; got != settings.ComponentsSingle {
 				t.Errorf("manifest: components %q, want single", got)
 			}
 			links := single.manifest.Counts["links"]
 			if got := single.manifest.Counts["components_max_worker_records"]; got != links {
 				t.Errorf("single: the union-find held %d links, the run made %d", got, links)
 			}
-			for _, v := range []struct{ parts, rounds int }{{3, 1}, {7, 2}, {5, transforms.DefaultComponentRounds}} {
-				cfg.Components, cfg.Partitions, cfg.ComponentRounds = transforms.ComponentsDistributed, v.parts, v.rounds
+			for _, v := range []struct{ parts, rounds int }{{3, 1}, {7, 2}, {5, settings.DefaultComponentRounds}} {
+				cfg.Components, cfg.Partitions, cfg.ComponentRounds = settings.ComponentsDistributed, v.parts, v.rounds
 				dist := run(t, c.glob, cfg)
 				if err := tables.Diff(context.Background(), single.dir, dist.dir); err != nil {
 					t.Errorf("distributed, %d partitions, %d rounds: %v", v.parts, v.rounds, err)
 				}
 				m := dist.manifest
-				if m.Settings["components"] != transforms.ComponentsDistributed {
+				if m.Settings["components"] != settings.ComponentsDistributed {
 					t.Errorf("manifest: components %q, want distributed", m.Settings["components"])
 				}
 				t.Logf("%d partitions, %d rounds: %d links, residual %d edges, at most %d records on a worker; clusters %d",

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/settings"
 )
 
 // TestDeterministicAcrossPartitions runs each input with several partition
@@ -49,11 +49,11 @@ func TestVerifiedDeterministic(t *testing.T) {
 			cfg := defaultConfig()
 			switch mode {
 			case "bloom":
-				cfg.Verification = transforms.VerifyBloom
+				cfg.Verify = settings.VerifyBloom
 			case "exact":
-				cfg.Verification = transforms.VerifyExact
+				cfg.Verify = settings.VerifyExact
 			default:
-				cfg.Exact, cfg.Verification = true, transforms.VerifyExact
+				cfg.Mode = settings.ModeExact
 			}
 			cfg.Partitions = 3
 			first := run(t, sampleGlob, cfg)

@@ -11,15 +11,16 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/canon"
-	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/features/shingle"
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/shingle"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/sketch"
+	"github.com/neardup/neardup/text/canon"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -39,16 +40,9 @@ func TestMain(m *testing.M) {
 
 // defaultConfig is the command's defaults.
 func defaultConfig() transforms.Config {
-	return transforms.Config{
-		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
-		ShingleWords:   10,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           fingerprint.DefaultSeed,
-		Equivalence:    transforms.IdenticalContent,
-		Sweep:          "2026-11-01",
-	}
+	cfg := transforms.Config{Config: settings.Default()}
+	cfg.Sweep = "2026-11-01" // a fixed date: the tables do not change by the day
+	return cfg
 }
 
 // result is an output folder read back.
@@ -61,6 +55,7 @@ type result struct {
 	contained []tables.Contained
 	policy    policy.Policy
 	linkAll   bool                   // super-shingle candidates link without verification
+	verified  settings.Verify        // what links were verified on (the manifest's setting)
 	byID      map[string]*tables.Doc // by the input's id column
 	byDocID   map[int64]*tables.Doc
 }
@@ -73,7 +68,7 @@ func run(t *testing.T, input string, cfg transforms.Config) *result {
 		t.Fatalf("Run: %v", err)
 	}
 	r := readResult(t, dir, m, cfg.Policy)
-	r.linkAll = cfg.SuperShingle && !cfg.Verify
+	r.linkAll = cfg.LinksAll()
 	return r
 }
 
@@ -84,8 +79,12 @@ func readResult(t *testing.T, dir string, m *output.Manifest, pol policy.Policy)
 	if _, err := os.Stat(filepath.Join(dir, output.SuccessMarker)); err != nil {
 		t.Fatalf("no success marker: %v", err)
 	}
-	var err error
 	r := &result{dir: dir, manifest: m, policy: pol, byID: map[string]*tables.Doc{}, byDocID: map[int64]*tables.Doc{}}
+	was, err := settings.FromManifest(m.Settings, m.Flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.verified = was.Verification()
 	if r.docs, err = tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +126,7 @@ func inputRows(t *testing.T, glob string, cols crawl.Columns) map[int64]string {
 		}
 		for _, sp := range splits {
 			err := crawl.ReadSplit(context.Background(), sp, cols, func(r crawl.Row) error {
-				texts[int64(transforms.DocID(i, r.Index))] = r.Content
+				texts[int64(crawl.DocID(i, r.Index))] = r.Content
 				return nil
 			})
 			if err != nil {
@@ -206,7 +205,7 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 		}
 		e := policy.Estimates{Shared: int(p.Shared), Resemblance: p.Resemblance, AInB: p.ContainmentAInB, BInA: p.ContainmentBInA}
 		le := e // what links the pair: under --verify=bloom or exact, its verified figures
-		if kind := verifiedBy(r.manifest.Settings); kind != "" {
+		if kind := string(r.verified); kind != "" {
 			le = policy.Estimates{Shared: int(p.Shared)}
 			if res, a, b, ok := p.Verified(kind); ok {
 				le.Resemblance, le.AInB, le.BInA = res, a, b

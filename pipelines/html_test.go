@@ -4,16 +4,15 @@ import (
 	"os"
 	"testing"
 
-	"github.com/neardup/neardup/sitetemplate"
-
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/settings"
 )
 
 // TestHTMLInput runs the sample HTML pages with both --extract modes: the
 // planted near copies link, pages sharing only markup do not, and the docs
 // table says which extraction made each document's tokens.
 func TestHTMLInput(t *testing.T) {
-	for _, mode := range []string{transforms.ExtractVisible, transforms.ExtractMain} {
+	for _, mode := range []string{settings.ExtractVisible, settings.ExtractMain} {
 		t.Run(mode, func(t *testing.T) { testHTMLInput(t, mode) })
 	}
 }
@@ -100,13 +99,13 @@ func TestPythonDocsTemplates(t *testing.T) {
 		return n
 	}
 	const handful = 3
-	if n := links(transforms.ExtractVisible, false); n <= handful {
+	if n := links(settings.ExtractVisible, false); n <= handful {
 		t.Errorf("all visible text links only %d pairs: the template problem this test guards against is gone from the data", n)
 	}
 	if n := links("", false); n > handful {
 		t.Errorf("the main content (the default for HTML) links %d pairs of Python docs pages, want at most %d", n, handful)
 	}
-	if n := links(transforms.ExtractVisible, true); n > handful {
+	if n := links(settings.ExtractVisible, true); n > handful {
 		t.Errorf("all visible text less the site's template shingles links %d pairs, want at most %d", n, handful)
 	}
 }
@@ -117,7 +116,7 @@ func TestPythonDocsTemplates(t *testing.T) {
 func TestLexicalEquivalence(t *testing.T) {
 	tr := readTruth(t, "../testdata/crawl/truth.json")
 	cfg := defaultConfig()
-	cfg.Equivalence = transforms.Lexical
+	cfg.Equivalence = settings.Lexical
 	r := run(t, "../testdata/crawl/*.parquet", cfg)
 	checkInvariants(t, r, tr.Totals.TotalRows)
 	var lexical int
@@ -147,7 +146,7 @@ func TestLexicalEquivalence(t *testing.T) {
 // manifest, and the shortcut skips exactly the chosen level's copies.
 func TestEquivalenceLevels(t *testing.T) {
 	var counts []map[string]int64
-	for _, level := range transforms.Equivalences {
+	for _, level := range settings.Equivalences {
 		cfg := defaultConfig()
 		cfg.Equivalence = level
 		r := run(t, "../testdata/crawl/*.parquet", cfg)
@@ -161,15 +160,15 @@ func TestEquivalenceLevels(t *testing.T) {
 			}
 			rep := r.byDocID[*d.IdenticalTo]
 			switch level {
-			case transforms.IdenticalContent:
+			case settings.IdenticalContent:
 				if rep.ContentFingerprint != d.ContentFingerprint {
 					t.Errorf("%s: doc %d marked identical to %d with other content", level, d.DocID, rep.DocID)
 				}
-			case transforms.Lexical:
+			case settings.Lexical:
 				if rep.LexicalFingerprint != d.LexicalFingerprint {
 					t.Errorf("%s: doc %d marked lexically equivalent to %d with other tokens", level, d.DocID, rep.DocID)
 				}
-			case transforms.ShingleEquivalent:
+			case settings.ShingleEquivalent:
 				if rep.SketchSize != d.SketchSize {
 					t.Errorf("%s: doc %d marked shingle-equivalent to %d with another sketch size", level, d.DocID, rep.DocID)
 				}
@@ -177,7 +176,7 @@ func TestEquivalenceLevels(t *testing.T) {
 		}
 		counts = append(counts, c)
 	}
-	for _, level := range transforms.Equivalences {
+	for _, level := range settings.Equivalences {
 		for _, kind := range []string{"groups", "copies"} {
 			name := "equivalent_" + level + "_" + kind
 			if counts[0][name] != counts[1][name] || counts[1][name] != counts[2][name] {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/keep"
+	"github.com/neardup/neardup/clustering/keep"
 )
 
 // duckdb runs one SQL query with DuckDB (scripts/duckdb installs it from

@@ -16,16 +16,18 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
-	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
-	"github.com/neardup/neardup/io/beamfs"
+	_ "github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -40,13 +42,13 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	}
 	postings, copies, reps := transforms.Identical(s, sketches, cfg) // identical shortcut
 	var pairs beam.PCollection
-	if cfg.SuperShingle {
+	if cfg.Mode == settings.ModeSuperShingle {
 		pairs = transforms.SuperShingles(s, postings, reps, cfg) // instead of phases 2 and 3
 	} else {
 		lists, _ := transforms.ShingleMerge(s, postings, cfg) // phase 2
 		pairs = transforms.PairCount(s, lists, cfg)           // phase 3
 	}
-	if cfg.Verification != "" {
+	if cfg.Verification() != "" {
 		pairs = transforms.Verify(s, pairs, features, cfg) // candidates checked on whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, cfg) // phase 4
@@ -77,15 +79,18 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	if err := waitsForJob(); err != nil {
 		return nil, err
 	}
+	if err := absolute(&opt.Output); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	files, err := beamfs.Match(ctx, opt.Input)
+	files, err := store.Match(ctx, opt.Input)
 	if err != nil {
 		return nil, err
 	}
 	m := output.NewManifest(opt.Flags)
 	var total int64
 	for _, f := range files {
-		size, err := beamfs.Size(ctx, f)
+		size, err := store.Size(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
@@ -108,7 +113,8 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	cfg.TempDir = out.TempDir
 	cfg.Lanes = lanes(cfg.Lanes)
-	return execute(ctx, out, m, start, watch{opt.Progress, countRows(files, cfg.Columns)}, func(s beam.Scope) { Build(s, files, cfg) })
+	m, err = execute(ctx, out, m, start, watch{opt.Progress, countRows(files, cfg.Columns)}, func(s beam.Scope) { Build(s, files, cfg) })
+	return m, explain(err, cfg.Columns)
 }
 
 // execute builds and runs a pipeline whose shards go to out's temporary
@@ -123,7 +129,7 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 		return nil, pipelineError(err)
 	}
 	if res != nil {
-		m.AddMetrics(res.Metrics())
+		addMetrics(m, res.Metrics())
 	}
 	m.Finish(start)
 	if err := out.Publish(ctx, m); err != nil {
@@ -238,33 +244,17 @@ func pipelineError(err error) error {
 	return fmt.Errorf("pipeline failed: %w", err)
 }
 
-// Settings lists the effective settings of cfg for the manifest; recluster
-// reads them back.
+// Settings lists the effective settings of cfg for the manifest (see
+// settings.Manifest), with what the launcher settled: the partitions, the
+// fingerprint version and the sweeps. Recluster, update and query read
+// them back with settings.FromManifest.
 func Settings(cfg transforms.Config) map[string]string {
-	return map[string]string{
-		"sketch":              cfg.Sketch.String(),
-		"policy":              cfg.Policy.String(),
-		"shingle_words":       strconv.Itoa(cfg.ShingleWords),
-		"features":            cfg.Features(),
-		"max_shingle_docs":    strconv.Itoa(cfg.MaxShingleDocs),
-		"equivalence":         cfg.Equivalence,
-		"seed":                strconv.FormatUint(cfg.Seed, 10),
-		"fingerprint_version": strconv.Itoa(fingerprint.Version),
-		"partitions":          strconv.Itoa(cfg.Partitions),
-		"mode":                mode(cfg),
-		"verify":              verification(cfg),
-		"stopwords":           cfg.Stopwords,
-		"pairs":               pairsKept(cfg),
-		"components":          cfg.Components,
-		"keep":                cfg.Keep.String(),
-		"clusters":            clusterMode(cfg),
-		"component_rounds":    strconv.Itoa(cfg.ComponentRounds),
-		"template_shingles":   cfg.Templates.String(),
-		"extract":             cfg.Extraction(),
-		"sweep_date":          cfg.Sweep,
-		"first_sweep":         cfg.Sweep,
-		"latest_sweep":        cfg.LatestSweep,
-	}
+	m := settings.Manifest(cfg.Config)
+	m["fingerprint_version"] = strconv.Itoa(fingerprint.Version)
+	m["partitions"] = strconv.Itoa(cfg.Partitions)
+	m["first_sweep"] = cfg.Sweep
+	m["latest_sweep"] = cfg.LatestSweep
+	return m
 }
 
 // DistributedFromBytes is where --components=auto turns from the
@@ -279,78 +269,17 @@ const DistributedFromBytes = 8 << 30
 // resolveComponents settles --components=auto by the input size, and the
 // rounds of the distributed way.
 func resolveComponents(cfg *transforms.Config, inputBytes int64) {
-	if cfg.Components == "" || cfg.Components == transforms.ComponentsAuto {
-		cfg.Components = transforms.ComponentsSingle
+	if cfg.Components == "" || cfg.Components == settings.ComponentsAuto {
+		cfg.Components = settings.ComponentsSingle
 		if inputBytes >= DistributedFromBytes {
-			cfg.Components = transforms.ComponentsDistributed
+			cfg.Components = settings.ComponentsDistributed
 		}
 	}
-	if cfg.Components != transforms.ComponentsDistributed {
+	if cfg.Components != settings.ComponentsDistributed {
 		cfg.ComponentRounds = 0
 	} else if cfg.ComponentRounds <= 0 {
-		cfg.ComponentRounds = transforms.DefaultComponentRounds
+		cfg.ComponentRounds = settings.DefaultComponentRounds
 	}
-}
-
-// clusterMode names --clusters.
-func clusterMode(cfg transforms.Config) string {
-	if cfg.Centered {
-		return "centered"
-	}
-	return "components"
-}
-
-// pairsKept names what the pairs table keeps: --pairs.
-func pairsKept(cfg transforms.Config) string {
-	if cfg.LinkedOnly {
-		return "linked"
-	}
-	return "all"
-}
-
-// mode names the way pairs are found: Broder's phases 2 and 3, or
-// super-shingles with their parameters.
-func mode(cfg transforms.Config) string {
-	if cfg.Exact {
-		return "exact"
-	}
-	if !cfg.SuperShingle {
-		return "pairs"
-	}
-	m := "supershingle:" + strconv.Itoa(cfg.SuperSize)
-	if cfg.Sketch.Kind == sketch.MinHash {
-		m = "bands:" + strconv.Itoa(cfg.Bands)
-	}
-	if cfg.Verify {
-		m += ",verify"
-	}
-	return m
-}
-
-// verifiedBy is what an output's links were verified on, from its
-// manifest's verify setting: transforms.VerifyBloom or VerifyExact, or ""
-// (none, or the sketch estimate; an output written before the setting).
-func verifiedBy(settings map[string]string) string {
-	switch kind, _, _ := strings.Cut(settings["verify"], ":"); kind {
-	case transforms.VerifyBloom, transforms.VerifyExact:
-		return kind
-	}
-	return ""
-}
-
-// verification is the manifest's verify setting: none, sketch (a
-// super-shingle candidate's sketch estimate), bloom or exact, with the
-// filters' bits per feature (bloom:B).
-func verification(cfg transforms.Config) string {
-	switch {
-	case cfg.Verification == transforms.VerifyBloom:
-		return "bloom:" + strconv.Itoa(cfg.BloomBitsPerFeature())
-	case cfg.Verification != "":
-		return cfg.Verification
-	case cfg.Verify:
-		return "sketch"
-	}
-	return "none"
 }
 
 // AutoPartitions sizes the hash partitions of every shuffle from the input
@@ -367,4 +296,25 @@ func AutoPartitions(inputBytes int64) int {
 	const unit = 2 << 20
 	p := int64(math.Ceil(math.Sqrt(float64(max(inputBytes, 0)) / unit)))
 	return int(min(max(p, 4), 1<<16))
+}
+
+// addMetrics copies the pipeline's counters into the manifest. A counter
+// bumped by several transforms is summed.
+func addMetrics(m *output.Manifest, res metrics.Results) {
+	for _, c := range res.AllMetrics().Counters() {
+		if c.Namespace() != "neardup" {
+			continue
+		}
+		if phase, ok := strings.CutSuffix(c.Name(), "_busy_ms"); ok {
+			m.BusyMS[phase] += c.Result()
+			continue
+		}
+		m.Counts[c.Name()] += c.Result()
+	}
+	for _, d := range res.AllMetrics().Distributions() {
+		if phase, ok := strings.CutSuffix(d.Name(), "_clock_ms"); ok && d.Namespace() == "neardup" {
+			v := d.Result()
+			m.WallMS[phase] = max(m.WallMS[phase], v.Max-v.Min)
+		}
+	}
 }

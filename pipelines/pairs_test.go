@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/policy"
 )
 
 // TestLinkedPairsOnly: --pairs=linked gives the docs and clusters of the

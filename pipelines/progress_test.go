@@ -12,8 +12,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/internal/progress"
-	"github.com/neardup/neardup/policy"
 )
 
 // TestProgressPhaseLines runs the sample and a recluster with the phase

@@ -10,13 +10,13 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/clustering/keep"
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/internal/progress"
-	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/keep"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -86,6 +86,9 @@ func startFrom(ctx context.Context, dir string) (time.Time, *output.Manifest, er
 // Recluster redoes only phase 4 of the run in opt.From under opt.Policy and
 // writes the same tables a full run with that policy would.
 func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, error) {
+	if err := absolute(&opt.From, &opt.Output); err != nil {
+		return nil, err
+	}
 	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
@@ -93,25 +96,25 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err := opt.Policy.Reclusterable(); err != nil {
 		return nil, err
 	}
-	verification := verifiedBy(src.Settings)
+	was, err := settings.FromManifest(src.Settings, src.Flags)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opt.From, err)
+	}
+	verification := was.Verification()
 	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") && verification == "" {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
 	}
 	if src.Settings["pairs"] == "linked" {
 		return nil, fmt.Errorf("%s kept only its linked pairs (--pairs=linked), not the pairs another policy needs: rerun it with --pairs=all (the default) to recluster it", opt.From)
 	}
-	if mode := src.Settings["mode"]; mode == "exact" {
+	if was.Mode == settings.ModeExact {
 		// The exact join's candidates are the pairs that may reach its
 		// threshold: none below it was looked for.
-		was, err := policy.Parse(src.Settings["policy"])
-		if err != nil {
-			return nil, fmt.Errorf("%s: manifest setting policy: %w", opt.From, err)
+		if opt.Policy.Containment > 0 || opt.Policy.Resemblance < was.Policy.Resemblance {
+			return nil, fmt.Errorf("%s ran the exact join at %s, which found no pair below it: recluster it at resemblance %g or above, or rerun the full pipeline", opt.From, was.Policy, was.Policy.Resemblance)
 		}
-		if opt.Policy.Containment > 0 || opt.Policy.Resemblance < was.Resemblance {
-			return nil, fmt.Errorf("%s ran the exact join at %s, which found no pair below it: recluster it at resemblance %g or above, or rerun the full pipeline", opt.From, was, was.Resemblance)
-		}
-	} else if mode != "pairs" && !strings.HasSuffix(mode, ",verify") && verification == "" {
-		return nil, fmt.Errorf("%s linked super-shingle candidates without verifying them (mode %s): its links do not follow a policy, so there is none to redo; rerun it with --verify=sketch", opt.From, mode)
+	} else if was.LinksAll() {
+		return nil, fmt.Errorf("%s linked super-shingle candidates without verifying them (mode %s): its links do not follow a policy, so there is none to redo; rerun it with --verify=sketch", opt.From, src.Settings["mode"])
 	}
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("recluster writes a new output folder; --output must differ from --from")
@@ -122,7 +125,10 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	m := output.NewManifest(opt.Flags)
 	m.ReclusterFrom, m.SourceFlags, m.Inputs, m.InputBytes = opt.From, src.Flags, src.Inputs, src.InputBytes
-	cfg := transforms.Config{Policy: opt.Policy, Partitions: src.Partitions, Verification: verification}
+	// Phase 4 again, under the new policy, on what the source's sketches
+	// and pairs hold: its sketch, seed and verification.
+	var cfg transforms.Config
+	cfg.Mode, cfg.Verify, cfg.Policy, cfg.Partitions = settings.ModePairs, verification, opt.Policy, src.Partitions
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(src.InputBytes)
 	}
@@ -133,14 +139,11 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	}
 	m.Settings["policy"] = opt.Policy.String()
 	cfg.Components, cfg.ComponentRounds, cfg.Keep, cfg.Centered = opt.Components, opt.ComponentRounds, opt.Keep, opt.Centered
-	cfg.Seed, _ = strconv.ParseUint(src.Settings["seed"], 10, 64)
+	cfg.Seed, cfg.Sketch = was.Seed, was.Sketch
 	cfg.LatestSweep = src.Settings["latest_sweep"]
 	cfg.MultiSweep = src.Settings["first_sweep"] != cfg.LatestSweep
 	m.Settings["keep"] = cfg.Keep.String()
-	m.Settings["clusters"] = clusterMode(cfg)
-	if cfg.Sketch, err = sketch.Parse(src.Settings["sketch"]); err != nil {
-		return nil, fmt.Errorf("%s: manifest setting sketch: %w", opt.From, err)
-	}
+	m.Settings["clusters"] = cfg.ClustersSetting()
 	resolveComponents(&cfg, src.InputBytes)
 	m.Settings["components"] = cfg.Components
 	m.Settings["component_rounds"] = strconv.Itoa(cfg.ComponentRounds)
@@ -174,7 +177,7 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 		name   string
 		shards *[]string
 	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}, {tables.URLsTable, &index.urls}, {tables.ContainedTable, &index.contained}} {
-		shards, err := beamfs.List(ctx, beamfs.Join(dir, t.name, "*.parquet"))
+		shards, err := store.List(ctx, store.Join(dir, t.name, "*.parquet"))
 		if err == nil && len(shards) == 0 {
 			err = fmt.Errorf("%s has no %s table", dir, t.name)
 			if t.name == tables.SketchesTable || t.name == tables.PostingsTable {

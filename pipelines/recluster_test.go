@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/clustering/keep"
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/keep"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 // sameTables fails the test unless two outputs hold the same rows.
@@ -56,7 +57,7 @@ func TestReclusterMatchesFullRun(t *testing.T) {
 func TestReclusterVerifiedSuperShingles(t *testing.T) {
 	const input = "../testdata/crawl/*.parquet"
 	cfg := defaultConfig()
-	cfg.Sketch, cfg.SuperShingle, cfg.SuperSize, cfg.Verify = sketch.Spec{Kind: sketch.Min, N: 100}, true, 5, true
+	cfg.Sketch, cfg.Mode, cfg.SuperSize, cfg.Verify = sketch.Spec{Kind: sketch.Min, N: 100}, settings.ModeSuperShingle, 5, settings.VerifySketch
 	base := run(t, input, cfg)
 	pol := policy.Policy{Resemblance: 0.8}
 	cfg.Policy = pol
@@ -68,7 +69,7 @@ func TestReclusterVerifiedSuperShingles(t *testing.T) {
 	}
 	sameTables(t, full, readResult(t, dir, m, pol))
 
-	cfg.Verify = false
+	cfg.Verify = settings.VerifyNone
 	unverified := run(t, input, cfg)
 	if _, err := Recluster(context.Background(), ReclusterOptions{From: unverified.dir, Output: t.TempDir(), Policy: pol}); err == nil {
 		t.Error("recluster accepted an unverified super-shingle run")

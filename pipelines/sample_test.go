@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/canon"
-	"github.com/neardup/neardup/chunk"
-	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/features/chunk"
+	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/sketch"
+	"github.com/neardup/neardup/text/canon"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -88,14 +89,16 @@ func TestSampleCrawlModes(t *testing.T) {
 		// Unverified super-shingles link on one shared run of 5 sketch
 		// values: at resemblance 0.3 that happens for about a fifth of
 		// pairs (supershingle package tests), more once clusters chain.
-		{"supershingle min:100/5", func(c *transforms.Config) { c.Sketch, c.SuperShingle, c.SuperSize = min100, true, 5 },
+		{"supershingle min:100/5", func(c *transforms.Config) { c.Sketch, c.Mode, c.SuperSize = min100, settings.ModeSuperShingle, 5 },
 			map[float64][2]float64{0.95: {1, 1}, 0.8: {0.9, 1}, 0.6: {0.5, 1}, 0.3: {0, 0.5}}},
-		{"supershingle min:100/5 verified", func(c *transforms.Config) { c.Sketch, c.SuperShingle, c.SuperSize, c.Verify = min100, true, 5, true },
+		{"supershingle min:100/5 verified", func(c *transforms.Config) {
+			c.Sketch, c.Mode, c.SuperSize, c.Verify = min100, settings.ModeSuperShingle, 5, settings.VerifySketch
+		},
 			map[float64][2]float64{0.95: {1, 1}, 0.8: {0.9, 1}, 0.6: {0.5, 1}, 0.3: {0, 0.1}}},
 		// 20 bands of 5 rows: P(link) = 1-(1-J^5)^20 is 0.05 at J = 0.3
 		// and 0.84 at J = 0.6 (supershingle.LinkProbability); groups of
 		// three add links through their third member.
-		{"minhash:100 bands 20", func(c *transforms.Config) { c.Sketch, c.SuperShingle, c.Bands = minhash, true, 20 },
+		{"minhash:100 bands 20", func(c *transforms.Config) { c.Sketch, c.Mode, c.Bands = minhash, settings.ModeSuperShingle, 20 },
 			map[float64][2]float64{0.95: {1, 1}, 0.8: {0.9, 1}, 0.6: {0.5, 1}, 0.3: {0, 0.3}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,7 +106,7 @@ func TestSampleCrawlModes(t *testing.T) {
 			c.set(&cfg)
 			r := run(t, "../testdata/crawl/*.parquet", cfg)
 			checkSample(t, tr, r, c.levels)
-			if n := excerptPairs(tr, r); cfg.SuperShingle && n > 2 {
+			if n := excerptPairs(tr, r); cfg.Mode == settings.ModeSuperShingle && n > 2 {
 				t.Errorf("%d planted excerpt-container pairs share a super-shingle; super-shingles should not see containment", n)
 			}
 		})

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/features/sitetemplate"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/sitetemplate"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -152,7 +153,10 @@ func referenceTemplates(t *testing.T, glob string, cfg transforms.Config) templa
 		values []uint64
 	}
 	var pages []page
-	rs := transforms.NewRowSketcher(cfg)
+	rs, err := rowsketch.New(cfg.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, f := range files {
 		splits, err := crawl.Splits(context.Background(), i, f, cfg.Columns)
 		if err != nil {

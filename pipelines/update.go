@@ -9,9 +9,11 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -24,8 +26,7 @@ type UpdateOptions struct {
 
 // indexSettings are the settings an update must share with its index: they
 // define the sketches, the shingles and which of them are too common.
-var indexSettings = []string{"sketch", "shingle_words", "features", "max_shingle_docs", "equivalence", "seed",
-	"fingerprint_version", "extract", "template_shingles"}
+var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 
 // BuildUpdate adds the update pipeline to scope s: phase 1 on the new
 // files only; the identical shortcut over the index's representatives and
@@ -66,6 +67,9 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 // index's, so every old document keeps its doc ID and no new one takes
 // one of the index's.
 func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
+	if err := absolute(&opt.From, &opt.Output); err != nil {
+		return nil, err
+	}
 	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
@@ -77,7 +81,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("update writes a new output folder; --output must differ from --from")
 	}
-	files, err := beamfs.Match(ctx, opt.Input)
+	files, err := store.Match(ctx, opt.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +94,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		if slices.ContainsFunc(src.Inputs, func(in output.Input) bool { return samePath(in.Path, f) }) {
 			return nil, fmt.Errorf("%s is already in the index %s: an update takes new files only", f, opt.From)
 		}
-		size, err := beamfs.Size(ctx, f)
+		size, err := store.Size(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
@@ -112,7 +116,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	cfg.MultiSweep = first != cfg.LatestSweep
 	m.Settings = Settings(cfg)
 	m.Settings["first_sweep"] = first
-	cfg.FirstNewDoc = transforms.DocID(len(src.Inputs), 0)
+	cfg.FirstNewDoc = crawl.DocID(len(src.Inputs), 0)
 
 	index, err := readIndex(ctx, opt.From, src)
 	if err != nil {
@@ -131,8 +135,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	cfg.TempDir = out.TempDir
 	cfg.Lanes = lanes(cfg.Lanes)
-	return execute(ctx, out, m, start, watch{opt.Progress, countRows(newPaths, cfg.Columns)},
+	m, err = execute(ctx, out, m, start, watch{opt.Progress, countRows(newPaths, cfg.Columns)},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })
+	return m, explain(err, cfg.Columns)
 }
 
 // samePath reports whether two matched input paths name one file: local
@@ -161,11 +166,11 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		}
 	}
 	switch {
-	case src.Settings["mode"] != "pairs" || cfg.SuperShingle:
+	case src.Settings["mode"] != "pairs" || cfg.Mode != settings.ModePairs:
 		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
 	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
-	case cfg.Verification != "" || cfg.Exact || verifiedBy(src.Settings) != "":
+	case cfg.Verification() != "" || src.Settings["verify"] != string(settings.VerifyNone) && src.Settings["verify"] != "":
 		return fmt.Errorf("update does not support --verify=bloom, --verify=exact or --mode=exact: the index keeps no whole feature sets to verify its documents' new pairs on")
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")

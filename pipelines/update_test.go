@@ -10,11 +10,11 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/neardup/neardup/clustering/keep"
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/keep"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 

@@ -4,10 +4,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/bloom"
-	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/simjoin"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/bloom"
+	"github.com/neardup/neardup/similarity/simjoin"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -32,7 +33,7 @@ func representatives(t *testing.T, r *result, cfg transforms.Config) map[int64][
 // join finds, with its figures to the last bit.
 func TestExactMode(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.Exact, cfg.Verification = true, transforms.VerifyExact
+	cfg.Mode = settings.ModeExact
 	r := run(t, sampleGlob, cfg)
 	checkInvariants(t, r, 3000)
 	if m := r.manifest.Settings["mode"]; m != "exact" {
@@ -75,7 +76,7 @@ func TestExactMode(t *testing.T) {
 // linked exactly when they meet the policy.
 func TestVerifyExact(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.Verification = transforms.VerifyExact
+	cfg.Verify = settings.VerifyExact
 	r := run(t, sampleGlob, cfg)
 	checkInvariants(t, r, 3000)
 	reps := representatives(t, r, cfg)
@@ -112,7 +113,7 @@ func TestVerifyExact(t *testing.T) {
 // documents' whole feature sets, as package bloom computes them.
 func TestVerifyBloom(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.Verification = transforms.VerifyBloom
+	cfg.Verify = settings.VerifyBloom
 	r := run(t, sampleGlob, cfg)
 	checkInvariants(t, r, 3000)
 	if v := r.manifest.Settings["verify"]; v != "bloom:8" {

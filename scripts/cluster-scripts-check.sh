@@ -3,7 +3,7 @@
 # prints the commands, and they must be exactly these.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for f in scripts/run-*.sh; do bash -n "$f"; done
+for f in scripts/run-*.sh scripts/lib/launch.sh; do bash -n "$f"; done
 
 beam=$(awk '$1 == "github.com/apache/beam/sdks/v2" {print $2}' go.mod | sed 's/^v//')
 

@@ -27,14 +27,17 @@ cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-5s}
 FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-1s}
 
-# Each target: its name, then its package.
-targets=(
-  "FuzzTokens ./canon"
-  "FuzzExtract ./htmltext"
-  "FuzzExtractMain ./htmltext"
-  "FuzzFingerprints ./shingle"
-  "FuzzSketch ./sketch"
-)
+# Each target: its name, then its package, found from the Fuzz functions
+# themselves so that a moved or renamed target cannot drop out unseen.
+targets=()
+while IFS=: read -r file _ decl; do
+  name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/' <<<"$decl")
+  targets+=("$name ./$(dirname "$file")")
+done < <(git grep -n -E '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' -- '*_test.go' | sort)
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "no Fuzz functions found" >&2
+  exit 2
+fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -58,6 +61,12 @@ for t in "${targets[@]}"; do
     echo "!! $name stopped at the deadline without a failing input; running it once more"
     ok=true
     fuzz || ok=false
+  fi
+  # go test exits 0 with "no fuzz tests to fuzz" when the pattern matches
+  # nothing: that is a broken harness, not a pass.
+  if $ok && ! grep -q '^fuzz: elapsed' "$log"; then
+    echo "!! $name ran no fuzzing (no 'fuzz: elapsed' line)"
+    ok=false
   fi
   if $ok; then
     # The last progress line, "fuzz: elapsed: 1m5s, execs: 12345 (0/sec),

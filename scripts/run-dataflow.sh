@@ -26,27 +26,8 @@
 # may come first, as with the runner itself.
 set -euo pipefail
 
-# usage prints the header above; with a message, as an error (status 2).
-usage() {
-  if (($#)); then
-    echo "run-dataflow.sh: $*" >&2
-    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "${BASH_SOURCE[0]}" >&2
-    exit 2
-  fi
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "${BASH_SOURCE[0]}"
-  exit 0
-}
-
-# run prints its command (shell-quoted, one line) under DRY_RUN, else runs it.
-run() {
-  if [[ ${DRY_RUN:-0} != 0 ]]; then
-    local line
-    line=$(printf '%q ' "$@")
-    printf '%s\n' "${line% }"
-  else
-    "$@"
-  fi
-}
+# shellcheck source-path=SCRIPTDIR source=lib/launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/launch.sh"
 
 # remote refuses local paths: the workers run in Google Cloud.
 remote() {
@@ -61,30 +42,11 @@ remote() {
   done
 }
 
-# refuse_async stops --async: neardup publishes its tables from this process
-# once the job has ended, so a launcher returning at submission would
-# publish (and write _SUCCESS) before the job has written anything.
-refuse_async() {
-  local a
-  for a in "$@"; do
-    case $a in
-    -async | --async | -execute_async | --execute_async | \
-      -async=[!0fF]* | --async=[!0fF]* | -execute_async=[!0fF]* | --execute_async=[!0fF]*)
-      usage "$a: neardup publishes the output when the job ends, so it must wait for it"
-      ;;
-    *) ;;
-    esac
-  done
-}
-
 project=${PROJECT:-}
 region=${REGION:-}
 bucket=${BUCKET:-}
-sub=()
-if [[ ${1:-} == recluster ]]; then
-  sub=(recluster)
-  shift
-fi
+subcommand "$@"
+shift ${#sub[@]}
 args=()
 while (($#)); do
   case $1 in
@@ -129,15 +91,7 @@ if [[ -z $staging || -z $temp ]]; then
   temp=${temp:-gs://$bucket/neardup/temp}
 fi
 
-if [[ -n ${WORKER_BINARY:-} ]]; then
-  worker=$WORKER_BINARY
-  [[ $worker == /* ]] || worker=$PWD/$worker
-else
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/neardup-dataflow.XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT
-  worker=$tmp/neardup-worker
-fi
-
+worker_binary dataflow
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 flags=(
@@ -151,13 +105,9 @@ flags=(
   --max_num_workers="${MAX_NUM_WORKERS:-20}"
   --worker_machine_type="${MACHINE_TYPE:-n2-standard-4}"
 )
-if ((${#sub[@]} == 0)); then
-  flags+=(--partitions="${PARTITIONS:-0}") # recluster takes no --partitions
-fi
+partitions
 if [[ -n ${JOB_NAME:-} ]]; then
   flags+=(--job_name="$JOB_NAME")
 fi
 
-# Not stripped (-s): Beam finds the pipeline's functions in the symbol table.
-run env CGO_ENABLED=0 GOOS=linux GOARCH="${WORKER_GOARCH:-amd64}" go build -o "$worker" ./cmd/runner
-run go run ./cmd/runner ${sub[@]+"${sub[@]}"} "${flags[@]}" ${args[@]+"${args[@]}"}
+launch ${args[@]+"${args[@]}"}

@@ -24,49 +24,11 @@
 # paths the harness containers can reach (gs://, s3://, or a mounted folder).
 set -euo pipefail
 
-# usage prints the header above; with a message, as an error (status 2).
-usage() {
-  if (($#)); then
-    echo "run-flink.sh: $*" >&2
-    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "${BASH_SOURCE[0]}" >&2
-    exit 2
-  fi
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "${BASH_SOURCE[0]}"
-  exit 0
-}
+# shellcheck source-path=SCRIPTDIR source=lib/launch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/launch.sh"
 
-# run prints its command (shell-quoted, one line) under DRY_RUN, else runs it.
-run() {
-  if [[ ${DRY_RUN:-0} != 0 ]]; then
-    local line
-    line=$(printf '%q ' "$@")
-    printf '%s\n' "${line% }"
-  else
-    "$@"
-  fi
-}
-
-# refuse_async stops --async: neardup publishes its tables from this process
-# once the job has ended, so a launcher returning at submission would
-# publish (and write _SUCCESS) before the job has written anything.
-refuse_async() {
-  local a
-  for a in "$@"; do
-    case $a in
-    -async | --async | -execute_async | --execute_async | \
-      -async=[!0fF]* | --async=[!0fF]* | -execute_async=[!0fF]* | --execute_async=[!0fF]*)
-      usage "$a: neardup publishes the output when the job ends, so it must wait for it"
-      ;;
-    *) ;;
-    esac
-  done
-}
-
-sub=()
-if [[ ${1:-} == recluster ]]; then
-  sub=(recluster)
-  shift
-fi
+subcommand "$@"
+shift ${#sub[@]}
 for a in "$@"; do
   case $a in
   -h | --help | -help) usage ;;
@@ -74,15 +36,7 @@ for a in "$@"; do
 done
 refuse_async "$@"
 
-if [[ -n ${WORKER_BINARY:-} ]]; then
-  worker=$WORKER_BINARY
-  [[ $worker == /* ]] || worker=$PWD/$worker
-else
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/neardup-flink.XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT
-  worker=$tmp/neardup-worker
-fi
-
+worker_binary flink
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # The harness image must be the SDK version the binary is built with.
@@ -97,10 +51,6 @@ flags=(
   --worker_binary="$worker"
   --parallelism="${PARALLELISM:--1}"
 )
-if ((${#sub[@]} == 0)); then
-  flags+=(--partitions="${PARTITIONS:-0}") # recluster takes no --partitions
-fi
+partitions
 
-# Not stripped (-s): Beam finds the pipeline's functions in the symbol table.
-run env CGO_ENABLED=0 GOOS=linux GOARCH="${WORKER_GOARCH:-amd64}" go build -o "$worker" ./cmd/runner
-run go run ./cmd/runner ${sub[@]+"${sub[@]}"} "${flags[@]}" "$@"
+launch "$@"

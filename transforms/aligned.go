@@ -9,8 +9,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/beamfs"
-	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 func init() {
@@ -115,18 +115,6 @@ func readAligned[T any](ctx context.Context, shards []Shard, part, parts int, re
 	return all, nil
 }
 
-// everyPartition returns PCollection<KV<int, []byte>>: an empty sealed
-// batch for each of cfg's partitions. Flattened into a keyed stream, it
-// makes a keyed step see every partition, also those no new record
-// reaches, whose index shards must still be carried over.
-func everyPartition(s beam.Scope, cfg Config) beam.PCollection {
-	parts := make([]int, cfg.Partitions)
-	for p := range parts {
-		parts[p] = p
-	}
-	return beam.ParDo(s, emptyBatch, beam.CreateList(s, parts))
-}
-
 func emptyBatch(p int, emit func(int, []byte)) { emit(p, packed.Seal(nil, nil)) }
 
 // CarryShards copies the shards of one table of an index (shards) into
@@ -140,7 +128,7 @@ func CarryShards(s beam.Scope, shards []Shard, table string, cfg Config) {
 	s = s.Scope("CarryShards")
 	var copies []shardCopy
 	for _, sh := range shards {
-		copies = append(copies, shardCopy{From: sh.Path, To: beamfs.Join(cfg.TempDir, table, sh.CarriedName)})
+		copies = append(copies, shardCopy{From: sh.Path, To: store.Join(cfg.TempDir, table, sh.CarriedName)})
 	}
 	drain(s, beam.ParDo(s, copyShard, beam.Reshuffle(s, beam.CreateList(s, copies))))
 }
@@ -149,7 +137,7 @@ func CarryShards(s beam.Scope, shards []Shard, table string, cfg Config) {
 type shardCopy struct{ From, To string }
 
 func copyShard(ctx context.Context, c shardCopy, emit func(string)) error {
-	if err := beamfs.Copy(ctx, c.From, c.To); err != nil {
+	if err := store.Copy(ctx, c.From, c.To); err != nil {
 		return err
 	}
 	emit(c.To)

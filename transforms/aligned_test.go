@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 func TestParseShard(t *testing.T) {

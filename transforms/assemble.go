@@ -11,11 +11,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/clusters"
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 var (
@@ -118,14 +118,14 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	clusterRows := clusters.Rows(sts, docs)
 	var files []string
 	if len(docs) > 0 {
-		name := beamfs.Join(f.Cfg.TempDir, tables.DocsTable, tables.ShardName(part))
+		name := store.Join(f.Cfg.TempDir, tables.DocsTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, docs); err != nil {
 			return nil, nil, err
 		}
 		files = append(files, name)
 	}
 	if len(clusterRows) > 0 {
-		name := beamfs.Join(f.Cfg.TempDir, tables.ClustersTable, tables.ShardName(part))
+		name := store.Join(f.Cfg.TempDir, tables.ClustersTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, clusterRows); err != nil {
 			return nil, nil, err
 		}
@@ -152,7 +152,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	if err != nil {
 		return nil, nil, err
 	}
-	return files, counts, beamfs.WriteFile(ctx, beamfs.Join(f.Cfg.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
+	return files, counts, store.WriteFile(ctx, store.Join(f.Cfg.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
 }
 
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair
@@ -176,7 +176,7 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 	if err != nil {
 		return err
 	}
-	name := beamfs.Join(f.Cfg.TempDir, tables.PairsTable, tables.ShardName(part))
+	name := store.Join(f.Cfg.TempDir, tables.PairsTable, tables.ShardName(part))
 	if err := tables.Write(ctx, name, rows); err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 		return nil
 	}
 	if contained := tables.ContainedRows(rows, f.Cfg.Policy.ContainedThreshold()); len(contained) > 0 {
-		name := beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, tables.ShardName(part))
+		name := store.Join(f.Cfg.TempDir, tables.ContainedTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, contained); err != nil {
 			return err
 		}

@@ -7,10 +7,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 var (
@@ -92,7 +93,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	defer phase4Time.done(ctx, time.Now())
 	var pairs []packed.Verified
 	var err error
-	if f.Cfg.Verification != "" {
+	if f.Cfg.Verification() != "" {
 		pairs, err = packed.AppendVerified(nil, batch)
 	} else {
 		var ps []packed.Pair
@@ -118,18 +119,18 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			Resemblance: res, ContainmentAInB: aInB, ContainmentBInA: bInA,
 		}
 		var linked, keep bool
-		switch f.Cfg.Verification {
+		switch f.Cfg.Verification() {
 		case "":
 			// Super-shingle candidates link as Broder's shortcut has it,
 			// unless the sketch estimate must confirm them.
-			linked = f.Cfg.Policy.Links(e) || (f.Cfg.SuperShingle && !f.Cfg.Verify)
+			linked = f.Cfg.Policy.Links(e) || f.Cfg.LinksAll()
 			keep = policy.Keep(e, linked)
 		default:
 			ve := verifiedEstimates(v)
 			linked = f.Cfg.Policy.Links(ve)
 			keep = policy.Keep(e, linked) || (v.Checked && policy.Keep(ve, linked))
-			row.SetVerified(f.Cfg.Verification, v.Checked, v.Resemblance, v.AInB, v.BInA)
-			if f.Cfg.Exact {
+			row.SetVerified(string(f.Cfg.Verification()), v.Checked, v.Resemblance, v.AInB, v.BInA)
+			if f.Cfg.Mode == settings.ModeExact {
 				// The exact join has no sketch estimates: its figures
 				// are exact, and a pair proved below them is no row.
 				row.Resemblance, row.ContainmentAInB, row.ContainmentBInA = v.Resemblance, ve.AInB, ve.BInA

@@ -3,42 +3,22 @@ package transforms
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/clusters"
-	"github.com/neardup/neardup/components"
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/io/beamfs"
-	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/clustering/clusters"
+	"github.com/neardup/neardup/clustering/components"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
 )
-
-// How phase 4 finds the connected components of the links (--components).
-const (
-	ComponentsAuto        = "auto"        // chosen by the launcher from the input size
-	ComponentsSingle      = "single"      // one worker's union-find over every link
-	ComponentsDistributed = "distributed" // large-star/small-star rounds over all workers
-)
-
-// DefaultComponentRounds is how many large-star/small-star rounds the
-// distributed components run before the finish (see package components
-// and the README: clusters of near-duplicates become stars within 6 to 14
-// rounds; a chain of a million documents leaves about a thousand edges to
-// the finishing union-find after 16).
-const DefaultComponentRounds = 16
-
-// The tallies of phase 4, combined by maximum rather than summed.
-var maxTallies = map[string]bool{"largest_cluster": true, "components_max_worker_records": true}
 
 func init() {
 	register.Function2x2[int, []byte, int, []byte](toKeyZero)
@@ -50,8 +30,6 @@ func init() {
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&relabelFn{})
 	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&summarizeFn{})
-	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeTalliesFn{})
 	register.Emitter2[string, int64]()
 	register.Iter1[int64]()
 }
@@ -76,7 +54,7 @@ func init() {
 func Components(s beam.Scope, cfg Config, links, copies, ranks, reps beam.PCollection) (assignments, stats beam.PCollection) {
 	s = s.Scope("Components")
 	var labels, tallies beam.PCollection
-	if cfg.Components == ComponentsDistributed {
+	if cfg.Components == settings.ComponentsDistributed {
 		labels, tallies = starComponents(s, links, cfg)
 	} else {
 		labels, tallies = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
@@ -361,7 +339,7 @@ func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sket
 		return nil
 	}
 	slices.SortFunc(rows, func(x, y tables.Sketch) int { return cmp.Compare(x.DocID, y.DocID) })
-	return tables.Write(ctx, beamfs.Join(cfg.TempDir, tables.SketchesTable, tables.ShardName(part)), rows)
+	return tables.Write(ctx, store.Join(cfg.TempDir, tables.SketchesTable, tables.ShardName(part)), rows)
 }
 
 // attachFn meets, on one doc partition, the labels of its documents, the
@@ -496,85 +474,10 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 // --clusters=centered.
 func (cfg Config) summaryOptions() clusters.Options {
 	spec := cfg.Sketch
-	opt := clusters.Options{Estimate: func(a, b []uint64) policy.Estimates { return EstimateSketches(a, b, spec) }}
+	opt := clusters.Options{Estimate: func(a, b []uint64) policy.Estimates { return clusters.EstimateSketches(a, b, spec) }}
 	if cfg.Centered {
 		pol := cfg.Policy
 		opt.Centered = &pol
 	}
 	return opt
-}
-
-// EstimateSketches is Estimate for two documents' whole sketches (sorted
-// sets, as Select makes them): the shared values, the resemblance and,
-// for MOD_m, the containments of a in b and of b in a.
-func EstimateSketches(a, b []uint64, spec sketch.Spec) policy.Estimates {
-	shared := sketch.IntersectCount(a, b)
-	e := policy.Estimates{Shared: shared}
-	switch spec.Kind {
-	case sketch.MinHash:
-		e.Resemblance = sketch.MinHashResemblance(shared, spec.N)
-	case sketch.Min:
-		e.Resemblance = sketch.MinResemblance(a, b, spec.N)
-	default:
-		e.Resemblance = sketch.ModResemblance(shared, len(a), len(b))
-		aInB, bInA := sketch.Containment(shared, len(a)), sketch.Containment(shared, len(b))
-		e.AInB, e.BInA = &aInB, &bInA
-	}
-	return e
-}
-
-// writeTallies combines figures the DoFns report as data (PCollections of
-// KV<string, int64>: summed, or for maxTallies their maximum) and writes
-// them to one file of the output's tallies, which the launcher adds to
-// the manifest's counts. Figures travel as data rather than runner metrics
-// for the reason Assemble's do (Prism can drop a bundle's metrics), and in
-// one file, not one per worker, because the rounds have many workers.
-func writeTallies(s beam.Scope, name string, cfg Config, tallies ...beam.PCollection) {
-	if cfg.TempDir == "" {
-		return // no output to publish them with (the transforms' tests)
-	}
-	s = s.Scope("Tallies")
-	reduced := beam.ParDo(s, &reduceTallyFn{}, beam.GroupByKey(s, beam.Flatten(s, tallies...)))
-	drain(s, beam.ParDo(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced)))
-}
-
-type reduceTallyFn struct{}
-
-func (f *reduceTallyFn) ProcessElement(key string, values func(*int64) bool, emit func(int, []byte)) {
-	var total, v int64
-	for values(&v) {
-		if maxTallies[key] {
-			total = max(total, v)
-		} else {
-			total += v
-		}
-	}
-	b, _ := json.Marshal(map[string]int64{key: total})
-	emit(0, b)
-}
-
-type writeTalliesFn struct {
-	Cfg  Config
-	Name string
-}
-
-func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool, emit func(string)) error {
-	all := map[string]int64{}
-	var b []byte
-	for entries(&b) {
-		var m map[string]int64
-		if err := json.Unmarshal(b, &m); err != nil {
-			return err
-		}
-		for k, v := range m {
-			all[k] = v
-		}
-	}
-	out, err := json.Marshal(all)
-	if err != nil {
-		return err
-	}
-	name := beamfs.Join(f.Cfg.TempDir, output.TalliesDir, strings.ReplaceAll(f.Name, "/", "_")+".json")
-	emit(name) // see drain
-	return beamfs.WriteFile(ctx, name, out)
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
-	"github.com/neardup/neardup/clusters"
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/io/output"
-	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 // componentGraphs are the shapes the distributed components must get
@@ -72,10 +73,10 @@ func TestComponentsWaysMatchUnionFind(t *testing.T) {
 			}
 			want = append(want, fmt.Sprintf("%d>%d=%s", a.Doc, a.Cluster, ident))
 		}
-		for _, way := range []string{ComponentsSingle, ComponentsDistributed} {
+		for _, way := range []string{settings.ComponentsSingle, settings.ComponentsDistributed} {
 			t.Run(name+"/"+way, func(t *testing.T) {
 				cfg := testConfig()
-				cfg.Partitions, cfg.Components, cfg.ComponentRounds, cfg.TempDir = 8, way, DefaultComponentRounds, t.TempDir()
+				cfg.Partitions, cfg.Components, cfg.ComponentRounds, cfg.TempDir = 8, way, settings.DefaultComponentRounds, t.TempDir()
 				links, copies := make([][]byte, cfg.Partitions), make([][]byte, cfg.Partitions)
 				for _, e := range edges {
 					p := packed.Partition(e.A, cfg.Partitions)
@@ -117,7 +118,7 @@ func TestComponentsWaysMatchUnionFind(t *testing.T) {
 					}
 				}
 				t.Logf("%d links: at most %d records on one worker, residual %d edges", nLinks, most, tally["components_residual_edges"])
-				if way == ComponentsDistributed && name != "star of 100,000" && most > nLinks/2 {
+				if way == settings.ComponentsDistributed && name != "star of 100,000" && most > nLinks/2 {
 					t.Errorf("one worker held %d records of %d links: not a bounded share", most, nLinks)
 				}
 			})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/settings"
 )
 
 func init() {
@@ -18,13 +19,6 @@ func init() {
 type packedKey uint64
 
 func (k packedKey) Append(b []byte) []byte { return binary.LittleEndian.AppendUint64(b, uint64(k)) }
-
-func equivalenceLevel(name string) int {
-	if i := slices.Index(Equivalences, name); i >= 0 {
-		return i
-	}
-	return 0
-}
 
 // EquivalenceCounts counts, for each of Broder's equivalence levels
 // (identical, lexically equivalent, shingle-equivalent), the groups of two
@@ -41,7 +35,7 @@ type equivalenceCountFn struct{ Cfg Config }
 
 func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(string)) error {
 	level := key / f.Cfg.Partitions
-	if level < 0 || level >= len(Equivalences) {
+	if level < 0 || level >= len(settings.Equivalences) {
 		return fmt.Errorf("equivalence key %d out of range", key)
 	}
 	var keys []uint64
@@ -66,7 +60,7 @@ func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batche
 		}
 		i = j
 	}
-	name := Equivalences[level]
+	name := settings.Equivalences[level]
 	beam.NewCounter(Namespace, "equivalent_"+name+"_groups").Inc(ctx, groups)
 	beam.NewCounter(Namespace, "equivalent_"+name+"_copies").Inc(ctx, copies)
 	emit(name) // see drain

@@ -8,8 +8,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 var (
@@ -110,16 +111,16 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 // addPostings adds a representative's postings (in super-shingle mode its
 // super-shingles) to the batcher.
 func (f *identicalFn) addPostings(postings *batcher, rep packed.Sketch) {
-	if f.Cfg.SuperShingle {
+	if f.Cfg.Mode == settings.ModeSuperShingle {
 		for _, v := range rep.Supers {
 			postings.add(packed.Partition(v, f.Cfg.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
 		}
 		return
 	}
-	rankSketch := f.Cfg.Sketch.Kind == sketch.Min || f.Cfg.Exact
+	rankSketch := f.Cfg.Sketch.Kind == sketch.Min || f.Cfg.Mode == settings.ModeExact
 	for r, v := range rep.Values {
 		p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
-		if f.Cfg.Exact {
+		if f.Cfg.Mode == settings.ModeExact {
 			// The whole set's size, and the position in its prefix
 			// (capped: a smaller position only loosens the positional
 			// filter), for phase 3's length and positional filters.

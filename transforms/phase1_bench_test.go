@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/io/crawl"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
 )
 
 // sharedData is where the real corpora live (see ../shared/data/README.md).
@@ -54,7 +53,10 @@ func BenchmarkPhase1(b *testing.B) {
 				}
 			}
 			b.SetBytes(textBytes)
-			rs := NewRowSketcher(cfg)
+			rs, err := rowsketch.New(cfg.Config)
+			if err != nil {
+				b.Fatal(err)
+			}
 			b.ResetTimer()
 			for range b.N {
 				for _, sp := range splits {
@@ -72,15 +74,5 @@ func BenchmarkPhase1(b *testing.B) {
 
 // benchConfig is cmd/runner's defaults.
 func benchConfig() Config {
-	return Config{
-		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
-		ShingleWords:   10,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		Equivalence:    IdenticalContent,
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           fingerprint.DefaultSeed,
-		MaxDocBytes:    4 << 20,
-		Partitions:     4,
-	}
+	return Config{Config: settings.Default()}
 }

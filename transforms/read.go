@@ -9,9 +9,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/beamfs"
+	_ "github.com/neardup/neardup/io/beamfs" // the workers read gs:// and s3:// through Beam's filesystems
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 )
 
 // InputFile is one matched input file and its position in the sorted list
@@ -74,7 +75,7 @@ func recordBadFile(ctx context.Context, tempDir string, sp crawl.Split, cause er
 	if err != nil {
 		return err
 	}
-	return beamfs.WriteFile(ctx, beamfs.Join(tempDir, output.BadFilesDir, fmt.Sprintf("%06d-%06d.json", sp.FileIndex, sp.RowGroup+1)), b)
+	return store.WriteFile(ctx, store.Join(tempDir, output.BadFilesDir, fmt.Sprintf("%06d-%06d.json", sp.FileIndex, sp.RowGroup+1)), b)
 }
 
 var badFiles = beam.NewCounter(Namespace, "bad_files_or_row_groups")

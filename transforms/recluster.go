@@ -8,11 +8,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/clustering/keep"
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/keep"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/policy"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 func init() {
@@ -63,11 +63,11 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
 		le, linkRes := e, r.Resemblance
-		if v := f.Cfg.Verification; v != "" {
+		if v := f.Cfg.Verification(); v != "" {
 			// A verified run links on its verified figures; a pair
 			// without them was proved below every policy it serves.
 			le = policy.Estimates{Shared: int(r.Shared)}
-			if res, aInB, bInA, ok := r.Verified(v); ok {
+			if res, aInB, bInA, ok := r.Verified(string(v)); ok {
 				le.Resemblance, le.AInB, le.BInA, linkRes = res, aInB, bInA, res
 			}
 		}
@@ -260,7 +260,7 @@ func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit fu
 	}
 	out := f.bundle(ctx, "ranks", f.Cfg.Partitions, emit)
 	for row, x := range scores {
-		doc := DocID(in.Index, int64(row))
+		doc := crawl.DocID(in.Index, int64(row))
 		r := f.Cfg.Keep.Rank(keep.Doc{Score: x, HasScore: has[row]})
 		out.add(packed.Partition(doc, f.Cfg.Partitions), packed.Arc{U: doc, V: math.Float64bits(r)})
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 var (
@@ -174,5 +174,5 @@ func writePostings(ctx context.Context, cfg Config, part int, all []packed.Posti
 	if len(rows) == 0 {
 		return nil
 	}
-	return tables.Write(ctx, beamfs.Join(cfg.TempDir, tables.PostingsTable, tables.ShardName(part)), rows)
+	return tables.Write(ctx, store.Join(cfg.TempDir, tables.PostingsTable, tables.ShardName(part)), rows)
 }

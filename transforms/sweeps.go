@@ -8,10 +8,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/clustering/clusters"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 func init() {
@@ -218,7 +219,7 @@ func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool)
 	if len(rows) == 0 {
 		return lost, nil
 	}
-	return lost, tables.Write(ctx, beamfs.Join(f.Cfg.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
+	return lost, tables.Write(ctx, store.Join(f.Cfg.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
 }
 
 type lostJoinFn struct{ Cfg Config }
@@ -331,7 +332,7 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 			doc, url := live.Doc, live.URL
 			res := 1.0
 			if live.Rep != l.Rep {
-				res = EstimateSketches(values[l.Rep], values[live.Rep], f.Cfg.Sketch).Resemblance
+				res = clusters.EstimateSketches(values[l.Rep], values[live.Rep], f.Cfg.Sketch).Resemblance
 			}
 			r.FoundDocID, r.FoundURL, r.Resemblance = &doc, &url, &res
 			rows = append(rows, r)
@@ -343,7 +344,7 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 	slices.SortFunc(rows, func(x, y tables.Lost) int {
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(optInt(x.FoundDocID), optInt(y.FoundDocID)))
 	})
-	name := beamfs.Join(f.Cfg.TempDir, tables.LostTable, tables.ShardName(part))
+	name := store.Join(f.Cfg.TempDir, tables.LostTable, tables.ShardName(part))
 	emit(name) // see drain
 	return tables.Write(ctx, name, rows)
 }

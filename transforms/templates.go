@@ -8,10 +8,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/sitetemplate"
-	"github.com/neardup/neardup/supershingle"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/supershingle"
 )
 
 var templatesTime = newPhaseTimer("site_templates")
@@ -146,7 +147,7 @@ func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sk
 					if len(sk.Values) == 0 {
 						emptied++
 					}
-					if f.Cfg.SuperShingle {
+					if f.Cfg.Mode == settings.ModeSuperShingle {
 						sk.Supers = supershingle.Broder(nil, h, sk.Values, f.Cfg.SuperSize)
 					}
 				}

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -13,10 +12,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/internal/beamtest"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 func TestMain(m *testing.M) { beamtest.Main(m) }
@@ -77,7 +77,9 @@ func postingsOf(sketches map[uint64][]uint64, cfg Config) []keyed {
 }
 
 func testConfig() Config {
-	return Config{ShingleWords: 10, Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, MaxShingleDocs: 3, Policy: policy.Default, Equivalence: IdenticalContent, Partitions: 3}
+	cfg := Config{Config: settings.Default()}
+	cfg.MaxShingleDocs, cfg.Partitions = 3, 3
+	return cfg
 }
 
 func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
@@ -198,7 +200,7 @@ func init() {
 // made only where it may be (LinkedOnly, MOD_m, resemblance only).
 func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 	for _, th := range []float64{0.2, 0.5, 0.8, 0.9, 1} {
-		cfg := Config{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: th}, LinkedOnly: true}
+		cfg := Config{Config: settings.Config{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: th}, LinkedOnly: true}}
 		var skips int
 		for a := uint32(1); a <= 60; a++ {
 			for b := uint32(1); b <= 60; b++ {
@@ -217,30 +219,14 @@ func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 			t.Errorf("threshold %g: no sizes skipped", th)
 		}
 	}
-	for _, cfg := range []Config{
+	for _, sc := range []settings.Config{
 		{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: 0.5}},
 		{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: 0.5, Containment: 0.8}, LinkedOnly: true},
 		{Sketch: sketch.Spec{Kind: sketch.Min, N: 100}, Policy: policy.Policy{Resemblance: 0.5}, LinkedOnly: true},
 	} {
+		cfg := Config{Config: sc}
 		if !cfg.sizesMayLink(1, 100) {
 			t.Errorf("%+v: skipped a pair it must count", cfg)
-		}
-	}
-}
-
-// TestSetFeatures: SetFeatures reads back what Features writes, and
-// refuses the rest, naming it.
-func TestSetFeatures(t *testing.T) {
-	for _, f := range []string{"words:10", "words:3", "chunks:64", "chunks:256"} {
-		cfg := Config{ShingleWords: 10}
-		if err := cfg.SetFeatures(f); err != nil || cfg.Features() != f {
-			t.Errorf("SetFeatures(%q): %v, Features() %q", f, err, cfg.Features())
-		}
-	}
-	for _, f := range []string{"", "words", "words:0", "chunks:100", "chunks:x", "bytes:4"} {
-		cfg := Config{ShingleWords: 10}
-		if err := cfg.SetFeatures(f); err == nil || !strings.Contains(err.Error(), f) {
-			t.Errorf("SetFeatures(%q): %v, want an error naming it", f, err)
 		}
 	}
 }

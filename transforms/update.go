@@ -11,10 +11,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 func init() {
@@ -302,7 +302,7 @@ func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountI
 func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair) (carriedShard, error) {
 	var c carriedShard
 	name := sh.CarriedName
-	if err := beamfs.Copy(ctx, sh.Path, beamfs.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
+	if err := store.Copy(ctx, sh.Path, store.Join(f.Cfg.TempDir, tables.PairsTable, name)); err != nil {
 		return c, err
 	}
 	for _, cs := range f.Cfg.Index.Contained {
@@ -316,7 +316,7 @@ func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.P
 		if n == 0 {
 			break // the empty shard of a table without rows
 		}
-		if err := beamfs.Copy(ctx, cs.Path, beamfs.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
+		if err := store.Copy(ctx, cs.Path, store.Join(f.Cfg.TempDir, tables.ContainedTable, name)); err != nil {
 			return c, err
 		}
 		c.contained = n

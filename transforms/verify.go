@@ -10,10 +10,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/bloom"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/simjoin"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/bloom"
+	"github.com/neardup/neardup/similarity/simjoin"
 )
 
 var (

@@ -16,14 +16,15 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup/canon"
-	"github.com/neardup/neardup/fingerprint"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/features/shingle"
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/shingle"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/sketch"
+	"github.com/neardup/neardup/text/canon"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -303,7 +304,7 @@ func TestFloorMatchesPipeline(t *testing.T) {
 			cfg.Columns = c.columns()
 			// All visible text: the main content of the Python docs
 			// leaves no cluster to compare.
-			cfg.Extract = transforms.ExtractVisible
+			cfg.Extract = settings.ExtractVisible
 			compareFloor(t, c.path, cfg, int(rows))
 		})
 	}

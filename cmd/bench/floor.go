@@ -21,14 +21,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/neardup/neardup/clusters"
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/clustering/clusters"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/packed"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -49,18 +51,7 @@ type floorResult struct {
 const floorResultFile = "floor.json"
 
 // defaultConfig is cmd/runner's defaults.
-func defaultConfig() transforms.Config {
-	return transforms.Config{
-		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
-		ShingleWords:   10,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		Equivalence:    transforms.IdenticalContent,
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           fingerprint.DefaultSeed,
-		MaxDocBytes:    4 << 20,
-	}
-}
+func defaultConfig() transforms.Config { return transforms.Config{Config: settings.Default()} }
 
 // columnConfig is cmd/runner's defaults with the given content columns.
 func columnConfig(text, html string) transforms.Config {
@@ -126,7 +117,7 @@ func parallel(workers, n int, fn func(worker, i int) error) error {
 // runFloor runs the floor over input and writes its tables and result to
 // outDir. It supports the pipeline's pairs mode with a MOD_m sketch.
 func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, workers int) (*floorResult, error) {
-	if cfg.Sketch.Kind != sketch.Mod || cfg.SuperShingle {
+	if cfg.Sketch.Kind != sketch.Mod || cfg.Mode == settings.ModeSuperShingle {
 		return nil, fmt.Errorf("floor: only pairs mode with a mod:M sketch")
 	}
 	if workers <= 0 {
@@ -146,7 +137,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	}
 
 	// Phase 1: read and sketch the row groups in parallel.
-	files, err := beamfs.Match(ctx, input)
+	files, err := store.Match(ctx, input)
 	if err != nil {
 		return nil, err
 	}
@@ -166,10 +157,12 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	}
 	outs := make([]splitOut, len(splits))
 	// One RowSketcher per worker: the per-row work is the pipeline's own
-	// (transforms.RowSketcher, which the Sketch transform calls).
-	sketchers := make([]*transforms.RowSketcher, workers)
+	// (rowsketch.Sketcher, which the Sketch transform calls).
+	sketchers := make([]*rowsketch.Sketcher, workers)
 	for w := range sketchers {
-		sketchers[w] = transforms.NewRowSketcher(cfg)
+		if sketchers[w], err = rowsketch.New(cfg.Config); err != nil {
+			return nil, err
+		}
 	}
 	err = parallel(workers, len(splits), func(w, i int) error {
 		sp := splits[i]
@@ -484,7 +477,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	}
 	spec := cfg.Sketch
 	assign, stats, bytesPerID := clusters.Components(edges, repSketches, nil, clusters.Options{
-		Estimate: func(a, b []uint64) policy.Estimates { return transforms.EstimateSketches(a, b, spec) }})
+		Estimate: func(a, b []uint64) policy.Estimates { return clusters.EstimateSketches(a, b, spec) }})
 	res.UFBytesPerID = bytesPerID
 	var largest int64
 	for _, st := range stats {

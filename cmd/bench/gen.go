@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
@@ -231,13 +232,10 @@ func generate(dir string, cfg genConfig) (crawlInfo, error) {
 		if err != nil {
 			return crawlInfo{}, err
 		}
-		st := &fileState{f: f, w: parquet.NewGenericWriter[crawlRow](f,
-			// The fastest zstd level: about as small as the default on
-			// this text, at a fraction of the time.
-			parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
-			parquet.PageBufferSize(1<<20),
-			parquet.MaxRowsPerRowGroup(int64(cfg.RowsPerGroup)),
-			parquet.CreatedBy("neardup-bench", fmt.Sprint(genVersion), createdBy))}
+		// The fastest zstd level: about as small as the default on this
+		// text, at a fraction of the time.
+		st := &fileState{f: f, w: synth.NewWriter[crawlRow](f, zstd.SpeedFastest, int64(cfg.RowsPerGroup),
+			"neardup-bench", fmt.Sprint(genVersion), createdBy)}
 		st.cond = sync.NewCond(&st.mu)
 		files[i] = st
 	}
@@ -344,11 +342,7 @@ func generate(dir string, cfg genConfig) (crawlInfo, error) {
 		info.Kinds[kindNames[k]] = n
 	}
 	info.GenSeconds, info.GenCPU = time.Since(start).Seconds(), cpuSeconds()-startCPU
-	b, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return crawlInfo{}, err
-	}
-	return info, os.WriteFile(filepath.Join(dir, infoFile), append(b, '\n'), 0o644)
+	return info, synth.WriteJSON(filepath.Join(dir, infoFile), info)
 }
 
 // cpuSeconds is the user and system time this process has used.
@@ -381,7 +375,7 @@ func newLayout(cfg genConfig) layout {
 	var l layout
 	for f := range nf {
 		lo, hi := f*n/nf, (f+1)*n/nf
-		fl := layoutFile{name: fmt.Sprintf("part-%05d.parquet", f), firstDoc: lo, rows: hi - lo}
+		fl := layoutFile{name: synth.PartName(f), firstDoc: lo, rows: hi - lo}
 		ng := max(1, (fl.rows+cfg.RowsPerGroup-1)/cfg.RowsPerGroup)
 		for k := range ng {
 			a, b := k*fl.rows/ng, (k+1)*fl.rows/ng
@@ -421,7 +415,8 @@ const (
 
 func newGenerator(n int, seed uint64, mode string) *generator {
 	g := &generator{n: n, seed: seed}
-	g.words = pseudoWords(rand.New(rand.NewPCG(seed, saltVocab)), vocabSize)
+	g.words = synth.ASCII.Words(rand.New(rand.NewPCG(seed, saltVocab)), vocabSize, oneToFour)
+	synth.ByLength(g.words)
 	g.spaced = make([][16]byte, len(g.words))
 	for i, w := range g.words {
 		copy(g.spaced[i][1:], w)
@@ -447,38 +442,10 @@ func newGenerator(n int, seed uint64, mode string) *generator {
 	return g
 }
 
-var (
-	onsets = []string{"", "", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
-		"br", "cr", "dr", "fl", "gr", "pl", "pr", "st", "tr", "ch", "sh", "th", "bl", "sk", "sl", "sp", "qu"}
-	vowels = []string{"a", "e", "i", "o", "u", "a", "e", "i", "o", "ai", "ea", "ou", "io", "ee", "oo", "y"}
-	codas  = []string{"", "", "", "", "n", "r", "s", "t", "l", "m", "nd", "st", "rk", "ng", "x", "ck", "ll", "th"}
-	tlds   = []string{"com", "com", "com", "org", "net", "info", "de", "co.uk", "fr", "io"}
-)
+var tlds = []string{"com", "com", "com", "org", "net", "info", "de", "co.uk", "fr", "io"}
 
-// pseudoWords returns n distinct lowercase ASCII pseudo-words of 2 to 14
-// letters, shorter words first (they get the frequent Zipf ranks, as in
-// natural languages).
-func pseudoWords(r *rand.Rand, n int) []string {
-	seen := make(map[string]bool, n)
-	out := make([]string, 0, n)
-	var b []byte
-	for len(out) < n {
-		b = b[:0]
-		syl := 1 + r.IntN(4)
-		for range syl {
-			b = append(b, onsets[r.IntN(len(onsets))]...)
-			b = append(b, vowels[r.IntN(len(vowels))]...)
-			b = append(b, codas[r.IntN(len(codas))]...)
-		}
-		if len(b) < 2 || len(b) > 14 || seen[string(b)] {
-			continue
-		}
-		seen[string(b)] = true
-		out = append(out, string(b))
-	}
-	slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
-	return out
-}
+// oneToFour draws a pseudo-word's number of syllables: 1 to 4, as likely.
+func oneToFour(r *rand.Rand) int { return 1 + r.IntN(4) }
 
 // aliasTable samples from a discrete distribution in O(1) (Vose's alias
 // method) with one 64-bit random number.
@@ -533,9 +500,7 @@ func (t aliasTable) sample(x uint64) int32 {
 func (g *generator) word(r *rand.Rand) int32 { return g.alias.sample(r.Uint64()) }
 
 // rareWord is a word from the less frequent half of the vocabulary (names).
-func (g *generator) rareWord(r *rand.Rand) string {
-	return g.words[vocabSize/2+r.IntN(vocabSize/2)]
-}
+func (g *generator) rareWord(r *rand.Rand) string { return synth.Rare(r, g.words) }
 
 func (g *generator) newSite(r *rand.Rand) site {
 	name := g.rareWord(r) + g.rareWord(r)
@@ -642,7 +607,7 @@ func (g *generator) planOf(r *rand.Rand, pcg *rand.PCG, i int) plan {
 	if onSite < fracSite {
 		p.site = sort.Search(len(g.ends), func(k int) bool { return g.ends[k] > slot })
 	}
-	p.words = min(max(int(math.Round(medianWords*math.Exp(sigmaWords*r.NormFloat64()))), minWords), maxWords)
+	p.words = synth.LogNormal(r, medianWords, sigmaWords, minWords, maxWords)
 	p.level = r.IntN(len(nearLevels))
 	return p
 }
@@ -847,8 +812,7 @@ func (d *docGen) metadata(i, s int) crawlRow {
 	d.pcgL.Seed(d.g.seed^saltMeta, uint64(i))
 	r := d.rL
 	b := d.meta[:0]
-	hi, lo := r.Uint64(), r.Uint64()
-	b = fmt.Appendf(b, "<urn:uuid:%08x-%04x-4%03x-%04x-%012x>", hi>>32, hi>>16&0xffff, hi&0xfff, lo>>48&0x3fff|0x8000, lo&0xffffffffffff)
+	b = synth.AppendUUID(b, r)
 	id := string(b)
 	b = append(b[:0], "https://"...)
 	if s >= 0 {

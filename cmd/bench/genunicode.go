@@ -29,6 +29,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -115,8 +116,8 @@ func newUnicodeText(g *generator) *unicodeText {
 		case scriptCJK:
 			u.vocab[sc] = cjkWords(r, vocabSize)
 		default:
-			a := alphabets[sc]
-			u.vocab[sc] = syllableWords(r, vocabSize, a.onsets, a.vowels, a.codas, a.final)
+			u.vocab[sc] = alphabets[sc].Words(r, vocabSize, oneToFour)
+			synth.ByLength(u.vocab[sc])
 		}
 	}
 	g.uni = u // the sites' footers are rendered with the vocabularies
@@ -130,12 +131,7 @@ func newUnicodeText(g *generator) *unicodeText {
 }
 
 // mix2 hashes (a, b) to 64 well-mixed bits (splitmix64's finalizer).
-func mix2(a, b uint64) uint64 {
-	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
+func mix2(a, b uint64) uint64 { return synth.Mix64(a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9) }
 
 // drawStyle turns 64 random bits into a style with the mode's shares.
 func drawStyle(h uint64) style {
@@ -173,7 +169,7 @@ func (g *generator) unicodeSite(u *unicodeText, r *rand.Rand, domain string, st 
 	if st.script == scriptEnglish && !st.typo {
 		vocab = g.words
 	}
-	rare := func() string { return vocab[vocabSize/2+r.IntN(vocabSize/2)] }
+	rare := func() string { return synth.Rare(r, vocab) }
 	sep := sc.headerSeps[r.IntN(len(sc.headerSeps))]
 	if !st.typo {
 		sep = " | "
@@ -385,24 +381,21 @@ func accented(r *rand.Rand, words []string) []string {
 	return out
 }
 
-// alphabet is a script's syllables.
-type alphabet struct {
-	onsets, vowels, codas []string
-	final                 func(string) string // word-final letter forms, or nil
-}
-
-var alphabets = [numScripts]alphabet{
+// alphabets are the syllables of the Cyrillic, Greek, Arabic, Hebrew and
+// Devanagari words (English and Latin words are the ASCII ones, with
+// apostrophes or accents; CJK words come from cjkWords).
+var alphabets = [numScripts]synth.Alphabet{
 	scriptCyrillic: {
-		onsets: []string{"", "", "б", "в", "г", "д", "ж", "з", "к", "л", "м", "н", "п", "р", "с", "т", "ф", "х", "ц", "ч", "ш", "щ",
+		Onsets: []string{"", "", "б", "в", "г", "д", "ж", "з", "к", "л", "м", "н", "п", "р", "с", "т", "ф", "х", "ц", "ч", "ш", "щ",
 			"бр", "вл", "гр", "др", "кр", "пр", "ст", "тр", "сл", "зв", "пл", "св"},
-		vowels: []string{"а", "е", "и", "о", "у", "ы", "я", "ю", "ё", "э", "о", "а", "е", "и"},
-		codas:  []string{"", "", "", "н", "р", "с", "т", "л", "м", "й", "ть", "сть", "нь", "к", "в"},
+		Vowels: []string{"а", "е", "и", "о", "у", "ы", "я", "ю", "ё", "э", "о", "а", "е", "и"},
+		Codas:  []string{"", "", "", "н", "р", "с", "т", "л", "м", "й", "ть", "сть", "нь", "к", "в"},
 	},
 	scriptGreek: {
-		onsets: []string{"", "", "β", "γ", "δ", "ζ", "θ", "κ", "λ", "μ", "ν", "ξ", "π", "ρ", "σ", "τ", "φ", "χ", "ψ", "στ", "τρ", "πρ", "κρ", "γρ"},
-		vowels: []string{"α", "ε", "η", "ι", "ο", "υ", "ω", "ά", "έ", "ή", "ί", "ό", "ύ", "ώ", "ου", "αι", "ει", "οι"},
-		codas:  []string{"", "", "", "ν", "σ", "ρ", "λ"},
-		final: func(w string) string { // σ ends a word as ς
+		Onsets: []string{"", "", "β", "γ", "δ", "ζ", "θ", "κ", "λ", "μ", "ν", "ξ", "π", "ρ", "σ", "τ", "φ", "χ", "ψ", "στ", "τρ", "πρ", "κρ", "γρ"},
+		Vowels: []string{"α", "ε", "η", "ι", "ο", "υ", "ω", "ά", "έ", "ή", "ί", "ό", "ύ", "ώ", "ου", "αι", "ει", "οι"},
+		Codas:  []string{"", "", "", "ν", "σ", "ρ", "λ"},
+		Final: func(w string) string { // σ ends a word as ς
 			if r, n := utf8.DecodeLastRuneInString(w); r == 'σ' {
 				return w[:len(w)-n] + "ς"
 			}
@@ -410,15 +403,15 @@ var alphabets = [numScripts]alphabet{
 		},
 	},
 	scriptArabic: {
-		onsets: []string{"ب", "ت", "ث", "ج", "ح", "خ", "د", "ذ", "ر", "ز", "س", "ش", "ص", "ض", "ط", "ظ", "ع", "غ", "ف", "ق", "ك", "ل", "م", "ن", "ه", "و", "ي", "ال"},
-		vowels: []string{"", "", "ا", "و", "ي", "َ", "ِ", "ُ"},
-		codas:  []string{"", "", "", "ن", "ر", "ة", "ت", "م"},
+		Onsets: []string{"ب", "ت", "ث", "ج", "ح", "خ", "د", "ذ", "ر", "ز", "س", "ش", "ص", "ض", "ط", "ظ", "ع", "غ", "ف", "ق", "ك", "ل", "م", "ن", "ه", "و", "ي", "ال"},
+		Vowels: []string{"", "", "ا", "و", "ي", "َ", "ِ", "ُ"},
+		Codas:  []string{"", "", "", "ن", "ر", "ة", "ت", "م"},
 	},
 	scriptHebrew: {
-		onsets: []string{"א", "ב", "ג", "ד", "ה", "ו", "ז", "ח", "ט", "י", "כ", "ל", "מ", "נ", "ס", "ע", "פ", "צ", "ק", "ר", "ש", "ת"},
-		vowels: []string{"", "", "ו", "י", "א"},
-		codas:  []string{"", "", "", "ם", "ן", "ת", "ר", "ה"},
-		final: func(w string) string { // כ מ נ פ צ end a word as ך ם ן ף ץ
+		Onsets: []string{"א", "ב", "ג", "ד", "ה", "ו", "ז", "ח", "ט", "י", "כ", "ל", "מ", "נ", "ס", "ע", "פ", "צ", "ק", "ר", "ש", "ת"},
+		Vowels: []string{"", "", "ו", "י", "א"},
+		Codas:  []string{"", "", "", "ם", "ן", "ת", "ר", "ה"},
+		Final: func(w string) string { // כ מ נ פ צ end a word as ך ם ן ף ץ
 			finals := map[rune]string{'כ': "ך", 'מ': "ם", 'נ': "ן", 'פ': "ף", 'צ': "ץ"}
 			if r, n := utf8.DecodeLastRuneInString(w); finals[r] != "" {
 				return w[:len(w)-n] + finals[r]
@@ -427,37 +420,10 @@ var alphabets = [numScripts]alphabet{
 		},
 	},
 	scriptDevanagari: {
-		onsets: []string{"क", "ख", "ग", "घ", "च", "छ", "ज", "झ", "ट", "ड", "त", "थ", "द", "ध", "न", "प", "फ", "ब", "भ", "म", "य", "र", "ल", "व", "श", "स", "ह", "अ", "आ", "इ", "उ", "ए"},
-		vowels: []string{"", "", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ"},
-		codas:  []string{"", "", "", "ं", "न", "र", "्त", "्य"},
+		Onsets: []string{"क", "ख", "ग", "घ", "च", "छ", "ज", "झ", "ट", "ड", "त", "थ", "द", "ध", "न", "प", "फ", "ब", "भ", "म", "य", "र", "ल", "व", "श", "स", "ह", "अ", "आ", "इ", "उ", "ए"},
+		Vowels: []string{"", "", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ"},
+		Codas:  []string{"", "", "", "ं", "न", "र", "्त", "्य"},
 	},
-}
-
-// syllableWords returns n distinct pseudo-words of 1 to 4 syllables (2 to
-// 14 runes), fewer runes first.
-func syllableWords(r *rand.Rand, n int, onsets, vowels, codas []string, final func(string) string) []string {
-	seen := make(map[string]bool, n)
-	out := make([]string, 0, n)
-	var b []byte
-	for len(out) < n {
-		b = b[:0]
-		for range 1 + r.IntN(4) {
-			b = append(b, onsets[r.IntN(len(onsets))]...)
-			b = append(b, vowels[r.IntN(len(vowels))]...)
-			b = append(b, codas[r.IntN(len(codas))]...)
-		}
-		w := string(b)
-		if final != nil {
-			w = final(w)
-		}
-		if c := utf8.RuneCountInString(w); c < 2 || c > 14 || seen[w] {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-	}
-	slices.SortStableFunc(out, func(a, b string) int { return utf8.RuneCountInString(a) - utf8.RuneCountInString(b) })
-	return out
 }
 
 // cjkWords returns n distinct CJK pseudo-words, fewer characters first:
@@ -508,7 +474,7 @@ func cjkWords(r *rand.Rand, n int) []string {
 		seen[string(b)] = true
 		out = append(out, string(b))
 	}
-	slices.SortStableFunc(out, func(a, b string) int { return utf8.RuneCountInString(a) - utf8.RuneCountInString(b) })
+	synth.ByLength(out)
 	return out
 }
 

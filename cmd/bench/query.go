@@ -10,7 +10,7 @@ import (
 
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/query"
+	"github.com/neardup/neardup/views/query"
 )
 
 // queryMain is "bench query": how long runner query takes to load an

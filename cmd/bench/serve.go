@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/neardup/neardup/query"
-	"github.com/neardup/neardup/serve"
+	"github.com/neardup/neardup/views/query"
+	"github.com/neardup/neardup/views/serve"
 )
 
 // serveMain is "bench serve": a load test of runner serve on localhost.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 )
 
@@ -49,7 +49,7 @@ func updateMain(args []string) error {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	files, err := beamfs.Match(ctx, *input)
+	files, err := store.Match(ctx, *input)
 	if err != nil {
 		return err
 	}

@@ -82,20 +82,22 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/bloom"
-	"github.com/neardup/neardup/canon"
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/features/sitetemplate"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/rankgroup"
-	"github.com/neardup/neardup/shingle"
-	"github.com/neardup/neardup/simjoin"
-	"github.com/neardup/neardup/sitetemplate"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/bloom"
+	"github.com/neardup/neardup/similarity/simjoin"
+	"github.com/neardup/neardup/similarity/sketch"
+	"github.com/neardup/neardup/text/canon"
 	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/views/rankgroup"
 )
 
 // listFlag collects comma-separated values over repeated flags.
@@ -120,7 +122,7 @@ var (
 	thresholds   = flag.String("thresholds", "0.5,0.8", "comma-separated resemblance thresholds")
 	textColumn   = flag.String("text-column", "text", "text column of text corpora")
 	htmlColumn   = flag.String("html-column", "html", "HTML column of HTML corpora (file name containing \"html\", or given with --html)")
-	extractFlag  = flag.String("extract", transforms.ExtractMain, "how HTML corpora become text, for the pipeline and the exact join alike: main or visible (--all runs both)")
+	extractFlag  = flag.String("extract", settings.ExtractMain, "how HTML corpora become text, for the pipeline and the exact join alike: main or visible (--all runs both)")
 	containment  = flag.String("containment", "", "the Clough-Stevenson Parquet file: print its containment tables")
 	labelsFlag   = flag.String("containment-labels", "", "labels CSV of --containment (default: its path with .parquet replaced by -labels.csv)")
 	shingleWords = flag.Int("shingle-words", 10, "w, words per shingle")
@@ -150,15 +152,15 @@ var modes = []mode{
 	{"min:100", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }},
 	{"supershingle", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100}
-		c.SuperShingle, c.SuperSize, c.Verify = true, 5, false
+		c.Mode, c.SuperSize, c.Verify = settings.ModeSuperShingle, 5, settings.VerifyNone
 	}},
 	{"supershingle+verify", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100}
-		c.SuperShingle, c.SuperSize, c.Verify = true, 5, true
+		c.Mode, c.SuperSize, c.Verify = settings.ModeSuperShingle, 5, settings.VerifySketch
 	}},
 	{"minhash:100/20", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.MinHash, N: 100}
-		c.SuperShingle, c.Bands, c.Verify = true, 20, false
+		c.Mode, c.Bands, c.Verify = settings.ModeSuperShingle, 20, settings.VerifyNone
 	}},
 	// Content-defined chunks (Jain et al.), every chunk in the sketch,
 	// as the runner defaults to.
@@ -168,19 +170,19 @@ var modes = []mode{
 	// (Jain et al.), exactly (ppjoin+'s verification); and the exact
 	// join itself (--mode=exact).
 	{"mod:25+bloom", func(c *transforms.Config) {
-		c.Sketch, c.Verification = sketch.Spec{Kind: sketch.Mod, N: 25}, transforms.VerifyBloom
+		c.Sketch, c.Verify = sketch.Spec{Kind: sketch.Mod, N: 25}, settings.VerifyBloom
 	}},
 	{"mod:25+exact", func(c *transforms.Config) {
-		c.Sketch, c.Verification = sketch.Spec{Kind: sketch.Mod, N: 25}, transforms.VerifyExact
+		c.Sketch, c.Verify = sketch.Spec{Kind: sketch.Mod, N: 25}, settings.VerifyExact
 	}},
 	{"supershingle+exact", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100}
-		c.SuperShingle, c.SuperSize, c.Verification = true, 5, transforms.VerifyExact
+		c.Mode, c.SuperSize, c.Verify = settings.ModeSuperShingle, 5, settings.VerifyExact
 	}},
 	{"chunks:256+bloom", func(c *transforms.Config) {
-		c.Chunks, c.Sketch, c.Verification = 256, sketch.Spec{Kind: sketch.Mod, N: 1}, transforms.VerifyBloom
+		c.Chunks, c.Sketch, c.Verify = 256, sketch.Spec{Kind: sketch.Mod, N: 1}, settings.VerifyBloom
 	}},
-	{"exact", func(c *transforms.Config) { c.Exact, c.Verification = true, transforms.VerifyExact }},
+	{"exact", func(c *transforms.Config) { c.Mode = settings.ModeExact }},
 	// Stop words out before shingling (Maharjan): against the exact
 	// join of the full shingle sets.
 	{"mod:25+stopwords:en", func(c *transforms.Config) {
@@ -215,7 +217,7 @@ func modeNames() []string {
 type corpus struct {
 	glob    string
 	html    bool
-	extract string // HTML: transforms.ExtractMain or ExtractVisible
+	extract string // HTML: settings.ExtractMain or ExtractVisible
 }
 
 // name is the corpus as its rows show it.
@@ -268,7 +270,7 @@ var errFailed = errors.New("some pipeline runs failed; see stderr")
 
 func run(ctx context.Context) error {
 	var corpora []corpus
-	if *extractFlag != transforms.ExtractMain && *extractFlag != transforms.ExtractVisible {
+	if *extractFlag != settings.ExtractMain && *extractFlag != settings.ExtractVisible {
 		return usage("--extract must be main or visible, not %q", *extractFlag)
 	}
 	for _, g := range inputs {
@@ -287,8 +289,8 @@ func run(ctx context.Context) error {
 				continue
 			}
 			if isHTMLCorpus(p) {
-				corpora = append(corpora, corpus{glob: p, html: true, extract: transforms.ExtractVisible},
-					corpus{glob: p, html: true, extract: transforms.ExtractMain})
+				corpora = append(corpora, corpus{glob: p, html: true, extract: settings.ExtractVisible},
+					corpus{glob: p, html: true, extract: settings.ExtractMain})
 			} else {
 				corpora = append(corpora, corpus{glob: p})
 			}
@@ -395,15 +397,9 @@ func columns(c corpus) crawl.Columns {
 
 // baseConfig is cmd/runner's defaults, for a corpus.
 func baseConfig(c corpus) transforms.Config {
-	return transforms.Config{
-		Columns:        columns(c),
-		ShingleWords:   *shingleWords,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           *seed,
-		Extract:        c.extract,
-	}
+	cfg := transforms.Config{Config: settings.Default()}
+	cfg.Columns, cfg.ShingleWords, cfg.Seed, cfg.Extract = columns(c), *shingleWords, *seed, c.extract
+	return cfg
 }
 
 // doc is one input row as the exact side sees it.
@@ -417,7 +413,7 @@ type doc struct {
 // readCorpus reads every row of the files glob matches, numbered as the
 // pipeline numbers them.
 func readCorpus(ctx context.Context, glob string, cols crawl.Columns, extract string) ([]doc, error) {
-	files, err := beamfs.Match(ctx, glob)
+	files, err := store.Match(ctx, glob)
 	if err != nil {
 		return nil, err
 	}
@@ -431,9 +427,9 @@ func readCorpus(ctx context.Context, glob string, cols crawl.Columns, extract st
 			err := crawl.ReadSplit(ctx, sp, cols, func(r crawl.Row) error {
 				text := r.Content
 				if cols.HTML != "" {
-					text = transforms.ExtractText(text, extract)
+					text = rowsketch.ExtractText(text, extract)
 				}
-				docs = append(docs, doc{ID: transforms.DocID(i, r.Index), Name: r.ID, Source: r.URL, Text: text})
+				docs = append(docs, doc{ID: crawl.DocID(i, r.Index), Name: r.ID, Source: r.URL, Text: text})
 				return nil
 			})
 			if err != nil {

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/simjoin"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/similarity/simjoin"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 // pairKey is an unordered document pair, stored with the smaller doc ID first.

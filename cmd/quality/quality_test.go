@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/simjoin"
+	"github.com/neardup/neardup/similarity/simjoin"
 )
 
 func i64(v int64) *int64        { return &v }

@@ -20,15 +20,16 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/neardup/neardup/bloom"
-	"github.com/neardup/neardup/canon"
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/rankgroup"
-	"github.com/neardup/neardup/stopword"
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/bloom"
+	"github.com/neardup/neardup/text/canon"
+	"github.com/neardup/neardup/text/stopword"
+	"github.com/neardup/neardup/views/rankgroup"
 )
 
 // groupRow is one row of the groups table "runner group" writes: one per
@@ -57,7 +58,6 @@ var groupLog io.Writer = os.Stderr
 func groupMain(ctx context.Context, args []string) error {
 	start := time.Now()
 	fs := flag.NewFlagSet("group", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	in := fs.String("input", "", "a Parquet file of ranked results, one document a row (local, gs://, s3://)")
 	rankCol := fs.String("rank-column", "", "the column of the results' ranks, any integer or float type; lower is better")
 	out := fs.String("output", "", "a local folder: the table goes in its groups/ folder")
@@ -68,8 +68,8 @@ func groupMain(ctx context.Context, args []string) error {
 	bitsPerFeature := fs.Int("bloom-bits", bloom.DefaultBitsPerFeature, "Bloom filter bits per feature, 1 to 64 (m/n, rounded up to a power of two), as the runner's --bloom-bits")
 	stopwords := fs.String("stopwords", "", "a language code: its stop words make no features, as the runner's --stopwords")
 	seedValue := fs.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
-	if err := fs.Parse(args); err != nil {
-		return usage("%v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *in == "" || *rankCol == "" || *out == "" || fs.NArg() > 0 {
 		return usage("group needs --input (a Parquet file), --rank-column and --output (a folder)")
@@ -77,7 +77,8 @@ func groupMain(ctx context.Context, args []string) error {
 	if strings.Contains(*out, "://") {
 		return usage("--output %s: group writes to a local folder", *out)
 	}
-	cfg := transforms.Config{ShingleWords: 10, Seed: *seedValue, Stopwords: *stopwords}
+	cfg := settings.Default()
+	cfg.Seed, cfg.Stopwords = *seedValue, *stopwords
 	if *stopwords != "" {
 		if err := stopword.Check(*stopwords); err != nil {
 			return usage("--stopwords: %v", err)
@@ -137,7 +138,7 @@ func groupMain(ctx context.Context, args []string) error {
 
 // featureFilters builds every text's Bloom filter, on all cores, and
 // counts its features: the features of phase 1 (RowSketcher.Features).
-func featureFilters(cfg transforms.Config, texts []string, bitsPerFeature int) ([]bloom.Filter, []int) {
+func featureFilters(cfg settings.Config, texts []string, bitsPerFeature int) ([]bloom.Filter, []int) {
 	filters, counts := make([]bloom.Filter, len(texts)), make([]int, len(texts))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -145,7 +146,10 @@ func featureFilters(cfg transforms.Config, texts []string, bitsPerFeature int) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs := transforms.NewRowSketcher(cfg)
+			rs, err := rowsketch.New(cfg)
+			if err != nil {
+				panic(err) // groupMain built cfg from checked flags
+			}
 			h := fingerprint.New(cfg.Seed)
 			var hashes, feats []uint64
 			for {
@@ -176,7 +180,7 @@ type results struct {
 // where the file has one.
 func readResults(ctx context.Context, name, textName, rankName, idName string, idGiven bool) (results, error) {
 	var res results
-	r, size, err := beamfs.OpenReaderAt(ctx, name)
+	r, size, err := store.OpenReaderAt(ctx, name)
 	if err != nil {
 		return res, err
 	}

@@ -14,10 +14,13 @@ import (
 	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/query"
+	"github.com/neardup/neardup/views/query"
 )
 
-func TestMain(m *testing.M) { beamtest.Main(m) }
+func TestMain(m *testing.M) {
+	asCommand() // when runCommand started this binary as the command
+	beamtest.Main(m)
+}
 
 // TestQueryCommand runs "runner query" as users do over the sample
 // crawl's output: a URL's answer and a page's matches as JSON, and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,15 +14,14 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/neardup/neardup/query"
-	"github.com/neardup/neardup/report"
-	"github.com/neardup/neardup/serve"
+	"github.com/neardup/neardup/views/query"
+	"github.com/neardup/neardup/views/report"
+	"github.com/neardup/neardup/views/serve"
 )
 
 // queryMain is "runner query": Broder's queries against a finished output.
 func queryMain(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	from := fs.String("from", "", "a finished neardup output folder")
 	url := fs.String("url", "", "the document with this URL: its cluster and every member")
 	textFile := fs.String("text-file", "", "a page's text: the indexed documents it resembles or is contained in")
@@ -30,8 +30,8 @@ func queryMain(ctx context.Context, args []string, w io.Writer) error {
 	limit := fs.Int("limit", 20, "--text-file, --html-file: list at most this many documents (0: all)")
 	exact := fs.Bool("exact", false, "also the exact resemblance and containments over the full shingle sets, reading the texts from the input files")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
-		return usage("%v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	given := 0
 	for _, s := range []string{*url, *textFile, *htmlFile} {
@@ -145,11 +145,10 @@ func optional(x *float64) string {
 // interrupted.
 func serveMain(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	from := fs.String("from", "", "a finished neardup output folder")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (localhost only unless told otherwise)")
-	if err := fs.Parse(args); err != nil {
-		return usage("%v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *from == "" || fs.NArg() > 0 {
 		return usage("serve needs --from (a finished output)")
@@ -168,11 +167,10 @@ func serveMain(ctx context.Context, args []string) error {
 // finished output, written whole or not at all.
 func reportMain(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	from := fs.String("from", "", "a finished neardup output folder")
 	out := fs.String("output", "", "the HTML file to write")
-	if err := fs.Parse(args); err != nil {
-		return usage("%v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *from == "" || *out == "" || fs.NArg() > 0 {
 		return usage("report needs --from (a finished output) and --output (an HTML file)")
@@ -190,5 +188,23 @@ func reportMain(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "neardup: report of %s in %s (%d KB)\n", *from, *out, b.Len()>>10)
+	return nil
+}
+
+// parseFlags parses a view command's flags. --help prints them on stdout
+// and returns flag.ErrHelp, which main turns into exit status 0; any
+// other error is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(os.Stdout, "usage: runner %s [flags]\n", fs.Name())
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		return err
+	}
+	if err != nil {
+		return usage("%v", err)
+	}
 	return nil
 }

@@ -8,27 +8,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/neardup/neardup/fingerprint"
-	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/pipelines"
-	"github.com/neardup/neardup/policy"
-	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
 )
 
 // Config is the runner's default configuration, with a fixed sweep date.
 func Config() transforms.Config {
-	return transforms.Config{
-		Columns:        crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"},
-		ShingleWords:   10,
-		Sketch:         sketch.Spec{Kind: sketch.Mod, N: 25},
-		MaxShingleDocs: 1000,
-		Policy:         policy.Default,
-		Seed:           fingerprint.DefaultSeed,
-		Equivalence:    transforms.IdenticalContent,
-		Sweep:          "2026-11-01",
-	}
+	cfg := transforms.Config{Config: settings.Default()}
+	cfg.Sweep = "2026-11-01"
+	return cfg
 }
 
 // Run runs the pipeline with Config over input (a glob) into a folder of

@@ -11,12 +11,13 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/store"
 )
 
 // Columns names the input columns. Text is read unless HTML is set, in which
@@ -74,7 +75,7 @@ func bind(path string, schema *parquet.Schema, cols Columns) (binding, error) {
 		leaf, ok := schema.Lookup(name)
 		if !ok {
 			if required {
-				return -1, fmt.Errorf("%s: column %q not found (columns: %v)", path, name, columnNames(schema))
+				return -1, fmt.Errorf("%s: column %q not found (the file's columns: %s)", path, name, strings.Join(columnNames(schema), ", "))
 			}
 			return -1, nil
 		}
@@ -133,7 +134,7 @@ func columnNames(schema *parquet.Schema) []string {
 // index too, which lets a seek skip the pages before its row (without it,
 // parquet-go decodes them).
 func open(ctx context.Context, path string, pageIndex bool) (*parquet.File, io.Closer, error) {
-	r, size, err := beamfs.OpenReaderAt(ctx, path)
+	r, size, err := store.OpenReaderAt(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -357,3 +358,9 @@ func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, er
 	}
 	return Row{}, fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, row, first)
 }
+
+// DocID is a document's ID: the position of its file in the sorted list of
+// matched files in the high 24 bits, its row in the file in the low 40. It is
+// the same on every run over the same input, with no global counter, and
+// orders documents as the input does.
+func DocID(fileIndex int, row int64) uint64 { return uint64(fileIndex)<<40 | uint64(row) }

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"cloud.google.com/go/storage"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/gcsx"
+	"google.golang.org/api/option"
 )
 
 func init() { Register("gs", openGCS) }
@@ -24,9 +24,9 @@ func gcs() (*storage.Client, error) {
 	defer gcsClient.Unlock()
 	if gcsClient.c == nil {
 		// The client outlives any one read: not the caller's context.
-		c, err := gcsx.NewClient(context.Background(), storage.ScopeReadOnly)
+		c, err := storage.NewClient(context.Background(), option.WithScopes(storage.ScopeReadOnly))
 		if err != nil {
-			if c, err = gcsx.NewUnauthenticatedClient(context.Background()); err != nil {
+			if c, err = storage.NewClient(context.Background(), option.WithoutAuthentication()); err != nil {
 				return nil, err
 			}
 		}

@@ -17,9 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
-
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 )
 
@@ -65,25 +63,25 @@ func Prepare(ctx context.Context, dir string, inputs []string, overwrite bool) (
 			return nil, fmt.Errorf("output folder %s holds input file %s; choose another --output", dir, in)
 		}
 	}
-	if err := beamfs.Remove(ctx, beamfs.Join(dir, SuccessMarker)); err != nil {
-		return nil, fmt.Errorf("cannot clear %s: %w", beamfs.Join(dir, SuccessMarker), err)
+	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
+		return nil, fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
 	}
-	if err := beamfs.RemoveAll(ctx, beamfs.Join(dir, tempRoot)); err != nil {
+	if err := store.RemoveAll(ctx, store.Join(dir, tempRoot)); err != nil {
 		return nil, fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
 	}
 	run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
-	return &Dir{Path: dir, TempDir: beamfs.Join(dir, tempRoot, run)}, nil
+	return &Dir{Path: dir, TempDir: store.Join(dir, tempRoot, run)}, nil
 }
 
 // Publish moves the shards of every table into place, replacing the old
 // tables, then writes the manifest and the success marker.
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
-	bad, err := beamfs.List(ctx, beamfs.Join(d.TempDir, BadFilesDir, "*.json"))
+	bad, err := store.List(ctx, store.Join(d.TempDir, BadFilesDir, "*.json"))
 	if err != nil {
 		return err
 	}
 	for _, name := range bad {
-		b, err := beamfs.ReadFile(ctx, name)
+		b, err := store.ReadFile(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -93,13 +91,13 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		}
 		m.BadFiles = append(m.BadFiles, bf)
 	}
-	tallies, err := beamfs.List(ctx, beamfs.Join(d.TempDir, TalliesDir, "*.json"))
+	tallies, err := store.List(ctx, store.Join(d.TempDir, TalliesDir, "*.json"))
 	if err != nil {
 		return err
 	}
 	sums := map[string]int64{}
 	for _, name := range tallies {
-		b, err := beamfs.ReadFile(ctx, name)
+		b, err := store.ReadFile(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -116,32 +114,32 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	}
 	m.Tables = map[string][]string{}
 	for _, table := range tables.Tables {
-		shards, err := beamfs.List(ctx, beamfs.Join(d.TempDir, table, "*.parquet"))
+		shards, err := store.List(ctx, store.Join(d.TempDir, table, "*.parquet"))
 		if err != nil {
 			return err
 		}
 		if len(shards) == 0 {
 			// An empty table still gets a file, so readers that glob the
 			// folder find the schema instead of an error.
-			name := beamfs.Join(d.TempDir, table, tables.ShardName(0))
+			name := store.Join(d.TempDir, table, tables.ShardName(0))
 			if err := writeEmpty(ctx, table, name); err != nil {
 				return err
 			}
 			shards = []string{name}
 		}
-		old, err := beamfs.List(ctx, beamfs.Join(d.Path, table, "*"))
+		old, err := store.List(ctx, store.Join(d.Path, table, "*"))
 		if err != nil {
 			return err
 		}
 		for _, o := range old {
-			if err := beamfs.Remove(ctx, o); err != nil {
+			if err := store.Remove(ctx, o); err != nil {
 				return err
 			}
 		}
 		for _, sh := range shards {
 			base := sh[strings.LastIndex(sh, "/")+1:]
-			dst := beamfs.Join(d.Path, table, base)
-			if err := beamfs.Move(ctx, sh, dst); err != nil {
+			dst := store.Join(d.Path, table, base)
+			if err := store.Move(ctx, sh, dst); err != nil {
 				return fmt.Errorf("publishing %s: %w", dst, err)
 			}
 			m.Tables[table] = append(m.Tables[table], table+"/"+base)
@@ -151,19 +149,19 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := beamfs.WriteFile(ctx, beamfs.Join(d.Path, ManifestFile), append(b, '\n')); err != nil {
+	if err := store.WriteFile(ctx, store.Join(d.Path, ManifestFile), append(b, '\n')); err != nil {
 		return err
 	}
-	if err := beamfs.RemoveAll(ctx, beamfs.Join(d.Path, tempRoot)); err != nil {
+	if err := store.RemoveAll(ctx, store.Join(d.Path, tempRoot)); err != nil {
 		return err
 	}
-	return beamfs.WriteFile(ctx, beamfs.Join(d.Path, SuccessMarker), nil)
+	return store.WriteFile(ctx, store.Join(d.Path, SuccessMarker), nil)
 }
 
 // foreignEntries lists the top-level entries of dir that a neardup output
 // does not have.
 func foreignEntries(ctx context.Context, dir string) ([]string, error) {
-	names, err := beamfs.List(ctx, beamfs.Join(dir, "*"))
+	names, err := store.List(ctx, store.Join(dir, "*"))
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +174,7 @@ func foreignEntries(ctx context.Context, dir string) ([]string, error) {
 	var foreign []string
 	for _, n := range names {
 		rel := strings.TrimPrefix(n, prefix)
-		if beamfs.IsLocal(n) {
+		if store.IsLocal(n) {
 			if r, err := filepath.Rel(dir, n); err == nil {
 				rel = r
 			}
@@ -193,7 +191,7 @@ func foreignEntries(ctx context.Context, dir string) ([]string, error) {
 // within reports whether file lies below dir, comparing local paths in
 // absolute form so that "out" and "./out/x" match.
 func within(file, dir string) bool {
-	if beamfs.IsLocal(file) && beamfs.IsLocal(dir) {
+	if store.IsLocal(file) && store.IsLocal(dir) {
 		f, err1 := filepath.Abs(file)
 		d, err2 := filepath.Abs(dir)
 		if err1 == nil && err2 == nil {
@@ -300,42 +298,21 @@ func NewManifest(flags map[string]string) *Manifest {
 	return m
 }
 
-// AddMetrics copies the pipeline's counters into the manifest. A counter
-// bumped by several transforms is summed.
-func (m *Manifest) AddMetrics(res metrics.Results) {
-	for _, c := range res.AllMetrics().Counters() {
-		if c.Namespace() != "neardup" {
-			continue
-		}
-		if phase, ok := strings.CutSuffix(c.Name(), "_busy_ms"); ok {
-			m.BusyMS[phase] += c.Result()
-			continue
-		}
-		m.Counts[c.Name()] += c.Result()
-	}
-	for _, d := range res.AllMetrics().Distributions() {
-		if phase, ok := strings.CutSuffix(d.Name(), "_clock_ms"); ok && d.Namespace() == "neardup" {
-			v := d.Result()
-			m.WallMS[phase] = max(m.WallMS[phase], v.Max-v.Min)
-		}
-	}
-}
-
 // ReadManifest reads the manifest of a finished output folder, refusing one
 // without _SUCCESS.
 func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
-	if ok, err := beamfs.Exists(ctx, beamfs.Join(dir, SuccessMarker)); err != nil {
+	if ok, err := store.Exists(ctx, store.Join(dir, SuccessMarker)); err != nil {
 		return nil, fmt.Errorf("%s: looking for %s: %w", dir, SuccessMarker, err)
 	} else if !ok {
 		return nil, fmt.Errorf("%s is not a finished neardup output (no %s)", dir, SuccessMarker)
 	}
-	b, err := beamfs.ReadFile(ctx, beamfs.Join(dir, ManifestFile))
+	b, err := store.ReadFile(ctx, store.Join(dir, ManifestFile))
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", beamfs.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("%s: %w", store.Join(dir, ManifestFile), err)
 	}
 	return &m, nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/store"
 )
 
 // Read reads every row of one Parquet file written by Write.
@@ -39,7 +39,7 @@ func Read[T any](ctx context.Context, name string) ([]T, error) {
 // open opens the Parquet file name on any Beam filesystem; closer closes
 // it.
 func open(ctx context.Context, name string) (*parquet.File, io.Closer, error) {
-	r, size, err := beamfs.OpenReaderAt(ctx, name)
+	r, size, err := store.OpenReaderAt(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -194,7 +194,7 @@ func noColumn(name, col string) error {
 
 // ReadTable reads every shard of one table of an output folder.
 func ReadTable[T any](ctx context.Context, dir, table string) ([]T, error) {
-	shards, err := beamfs.List(ctx, beamfs.Join(dir, table, "*.parquet"))
+	shards, err := store.List(ctx, store.Join(dir, table, "*.parquet"))
 	if err != nil {
 		return nil, err
 	}

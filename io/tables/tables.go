@@ -9,7 +9,7 @@ import (
 	"encoding/gob"
 	"fmt"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/neardup/neardup/io/store"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
@@ -213,16 +213,11 @@ func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
 // faster and 45% larger).
 var codec = &zstd.Codec{Level: zstd.SpeedFastest}
 
-// Write writes rows to a zstd-compressed Parquet file at name on any Beam
-// filesystem, replacing it. Rows go in chunks: parquet-go cuts a page per
+// Write writes rows to a zstd-compressed Parquet file at name on any filesystem
+// package store serves, replacing it. Rows go in chunks: parquet-go cuts a page per
 // Write call, and one row per call makes files balloon.
 func Write[T any](ctx context.Context, name string, rows []T) error {
-	fs, err := filesystem.New(ctx, name)
-	if err != nil {
-		return err
-	}
-	defer fs.Close()
-	f, err := fs.OpenWrite(ctx, name)
+	f, err := store.OpenWrite(ctx, name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 )
 
 // Row is one page of the synthetic crawl, with the FineWeb schema.
@@ -251,7 +253,7 @@ func (c *crawlGen) member(gi int, text, role, url string) {
 }
 
 func (c *crawlGen) pageLen() int {
-	return logNormalInt(c.r, c.cfg.MedianWords, c.cfg.SigmaWords, 30, 3000)
+	return synth.LogNormal(c.r, c.cfg.MedianWords, c.cfg.SigmaWords, 30, 3000)
 }
 
 // BuildCrawl generates the crawl rows (split into files) and its truth.
@@ -324,7 +326,7 @@ func (c *crawlGen) genLexical() {
 	for k := 0; k < c.cfg.LexicalPairs; k++ {
 		gr, gi := c.newGroup(fmt.Sprintf("lexical-%03d", k), KindLexical)
 		gr.Note = "same token sequence; differs only in case, whitespace and punctuation"
-		d := c.g.doc(logNormalAtLeast(c.r, c.cfg.MedianWords, c.cfg.SigmaWords, 60, 3000))
+		d := c.g.doc(synth.LogNormalAtLeast(c.r, c.cfg.MedianWords, c.cfg.SigmaWords, 60, 3000))
 		orig := render(d)
 		var variant string
 		for {
@@ -354,7 +356,7 @@ func (c *crawlGen) genNear() error {
 				if tries > 20 {
 					return fmt.Errorf("near copy at level %.2f did not converge", level)
 				}
-				base = c.g.doc(logNormalAtLeast(c.r, 400, 0.6, 250, 3000))
+				base = c.g.doc(synth.LogNormalAtLeast(c.r, 400, 0.6, 250, 3000))
 				variants = variants[:0]
 				for j := 1; j < n; j++ {
 					v, _, ok := c.g.makeNear(base, itemTokens, level, nearAim)
@@ -391,7 +393,7 @@ func (c *crawlGen) genContained() error {
 			if tries > 50 {
 				return fmt.Errorf("could not build containment pair")
 			}
-			long = c.g.doc(logNormalAtLeast(c.r, 1200, 0.4, 900, 3000))
+			long = c.g.doc(synth.LogNormalAtLeast(c.r, 1200, 0.4, 900, 3000))
 			ex := c.g.excerpt(long, 60, 200)
 			if ex == nil {
 				continue
@@ -493,7 +495,7 @@ func (c *crawlGen) genSites() {
 		gr.FooterWords = len(footer)
 		gr.Note = "pages share the header and footer but have distinct bodies of >= 120 words; NOT near-duplicates"
 		for j := 0; j < n; j++ {
-			body := c.g.doc(logNormalAtLeast(c.r, 250, 0.7, 120, 2500))
+			body := c.g.doc(synth.LogNormalAtLeast(c.r, 250, 0.7, 120, 2500))
 			body[len(body)-1].br = true
 			d := slices.Concat(header, body, footer)
 			c.member(gi, render(d), "page", c.u.url(domain))
@@ -551,8 +553,6 @@ func tokenCount(text string) int64 {
 	return n
 }
 
-func partName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
-
 func (c *crawlGen) finish(seed uint64, order []int) ([][]Row, *Truth, error) {
 	n := len(order)
 	per := (n + c.cfg.Files - 1) / c.cfg.Files
@@ -568,7 +568,7 @@ func (c *crawlGen) finish(seed uint64, order []int) ([][]Row, *Truth, error) {
 	for pos, pi := range order {
 		f := pos / per
 		p := c.pages[pi]
-		locs[pi] = loc{partName(f), len(files[f])}
+		locs[pi] = loc{synth.PartName(f), len(files[f])}
 		score := 0.0
 		if len(Tokens(p.text)) > 0 {
 			score = math.Round((0.65+0.35*c.r.Float64())*1e4) / 1e4
@@ -587,7 +587,7 @@ func (c *crawlGen) finish(seed uint64, order []int) ([][]Row, *Truth, error) {
 	}
 	for f, rows := range files {
 		rg := (len(rows) + int(c.cfg.RowsPerGroup) - 1) / int(c.cfg.RowsPerGroup)
-		tr.Totals.Files = append(tr.Totals.Files, FileTotal{File: partName(f), Rows: len(rows), RowGroups: rg})
+		tr.Totals.Files = append(tr.Totals.Files, FileTotal{File: synth.PartName(f), Rows: len(rows), RowGroups: rg})
 	}
 	tr.Totals.TotalRows = n
 
@@ -794,13 +794,7 @@ func (c *crawlGen) backgroundScan(toks [][]string) ([]scanPair, int) {
 
 // ---- ids, urls, paths
 
-func uuid(r *rand.Rand) string {
-	a, b := r.Uint64(), r.Uint64()
-	a = a&^0xf000 | 0x4000           // version 4
-	b = b&^(0xc000<<48) | 0x8000<<48 // RFC 4122 variant
-	return fmt.Sprintf("<urn:uuid:%08x-%04x-%04x-%04x-%012x>",
-		a>>32, (a>>16)&0xffff, a&0xffff, b>>48, b&0xffffffffffff)
-}
+func uuid(r *rand.Rand) string { return string(synth.AppendUUID(nil, r)) }
 
 type urlGen struct {
 	r    *rand.Rand

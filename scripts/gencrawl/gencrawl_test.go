@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/net/html"
 )
@@ -53,7 +54,7 @@ func generated(t *testing.T) (crawlDir, htmlDir string, out *Output) {
 
 func outputFiles() (crawl, htmlFiles []string) {
 	for i := 0; i < DefaultCrawlConfig().Files; i++ {
-		crawl = append(crawl, partName(i))
+		crawl = append(crawl, synth.PartName(i))
 	}
 	crawl = append(crawl, "truth.json")
 	return crawl, []string{HTMLPages, "truth.json"}
@@ -200,7 +201,7 @@ func TestSchemaAndRowGroups(t *testing.T) {
 	crawlDir, _, _ := generated(t)
 	want := []string{"text", "id", "dump", "url", "date", "file_path", "language", "language_score", "token_count"}
 	for i := 0; i < DefaultCrawlConfig().Files; i++ {
-		path := filepath.Join(crawlDir, partName(i))
+		path := filepath.Join(crawlDir, synth.PartName(i))
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 )
 
 // HTMLRow is one page of testdata/html/pages.parquet.
@@ -362,7 +364,7 @@ func BuildHTML(seed uint64, v *Vocab) ([]HTMLRow, *HTMLTruth, [][]string, error)
 	}
 	newDoc := func(s *htmlSite, lo int) *htmlDoc {
 		t := h.g.sentence(3 + h.r.IntN(6))
-		return &htmlDoc{site: s, title: t, body: h.decorate(h.g.doc(logNormalAtLeast(r, 300, 0.6, lo, 1500)))}
+		return &htmlDoc{site: s, title: t, body: h.decorate(h.g.doc(synth.LogNormalAtLeast(r, 300, 0.6, lo, 1500)))}
 	}
 
 	// same visible text, different markup

@@ -12,14 +12,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
@@ -64,27 +63,22 @@ func (o *Output) Write(crawlDir, htmlDir string) error {
 		}
 	}
 	for i, rows := range o.CrawlFiles {
-		if err := writeParquet(filepath.Join(crawlDir, partName(i)), rows, DefaultCrawlConfig().RowsPerGroup); err != nil {
+		if err := writeParquet(filepath.Join(crawlDir, synth.PartName(i)), rows, DefaultCrawlConfig().RowsPerGroup); err != nil {
 			return err
 		}
 	}
-	if err := writeJSON(filepath.Join(crawlDir, "truth.json"), o.CrawlTruth); err != nil {
+	if err := synth.WriteJSON(filepath.Join(crawlDir, "truth.json"), o.CrawlTruth); err != nil {
 		return err
 	}
 	if err := writeParquet(filepath.Join(htmlDir, HTMLPages), o.HTMLRows, 250); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(htmlDir, "truth.json"), o.HTMLTruth)
+	return synth.WriteJSON(filepath.Join(htmlDir, "truth.json"), o.HTMLTruth)
 }
 
 func writeParquet[T any](path string, rows []T, rowsPerGroup int64) error {
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedBestCompression}),
-		parquet.PageBufferSize(1<<20),
-		parquet.MaxRowsPerRowGroup(rowsPerGroup),
-		parquet.CreatedBy("neardup-gencrawl", "1.0.0", "synthetic"),
-	)
+	w := synth.NewWriter[T](&buf, zstd.SpeedBestCompression, rowsPerGroup, "neardup-gencrawl", "1.0.0", "synthetic")
 	if _, err := w.Write(rows); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -92,14 +86,6 @@ func writeParquet[T any](path string, rows []T, rowsPerGroup int64) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 func main() {

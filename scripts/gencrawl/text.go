@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"unicode"
+
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 )
 
 // ShingleSize is the w of Broder's w-shingling used for all ground truth.
@@ -301,15 +303,6 @@ func fnv64(s string) uint64 {
 	return h
 }
 
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // hashShingles returns the set of 64-bit hashes of the w-shingles of toks.
 func hashShingles(toks []string) map[uint64]struct{} {
 	h := make([]uint64, len(toks))
@@ -320,7 +313,7 @@ func hashShingles(toks []string) map[uint64]struct{} {
 	for i := 0; i+ShingleSize <= len(h); i++ {
 		var x uint64
 		for _, y := range h[i : i+ShingleSize] {
-			x = mix64(x ^ y)
+			x = synth.Mix64(x ^ y)
 		}
 		s[x] = struct{}{}
 	}

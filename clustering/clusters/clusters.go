@@ -1,0 +1,383 @@
+// Package clusters turns phase 4's links into clusters and clusters into
+// table rows: the connected components of the links and identical copies
+// (each named by its smallest doc ID), their statistics, and the docs and
+// clusters rows that record them. The pipeline's union-find and assembly
+// steps and the bench's plain-Go reference both call it, so they cannot
+// drift apart.
+package clusters
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/neardup/neardup/clustering/keep"
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/clustering/unionfind"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
+)
+
+// Estimator estimates a pair of documents from their two sketches (the
+// pipeline's: transforms.EstimateSketches).
+type Estimator func(a, b []uint64) policy.Estimates
+
+// Options is how Summarize makes clusters: Estimate compares each member
+// with its cluster's kept document (nil: every member counts as fully
+// alike, for tests of the rest); Centered, when set, is the policy every
+// member must meet against it (--clusters=centered).
+type Options struct {
+	Estimate Estimator
+	Centered *policy.Policy
+}
+
+// Components runs union-find over the edges. It returns one assignment per
+// document in a cluster, in doc ID order, the statistics of every cluster
+// in cluster ID order, and the union-find's memory per document. It is
+// the single-process form of what the pipeline spreads over workers: the
+// links' components, then Attach and Summarize; sketches holds the
+// representatives' sketches (<doc, values> as packed.Sketch) and ranks
+// their ranks (see Attach).
+func Components(edges []packed.Edge, sketches []packed.Sketch, ranks []packed.Arc, opt Options) (assign []packed.Assignment, stats []packed.ClusterStat, bytesPerID float64) {
+	uf := unionfind.New(2 * len(edges))
+	var links, copies []packed.Edge
+	for _, e := range edges {
+		if e.Copy {
+			copies = append(copies, e)
+			continue
+		}
+		uf.Union(e.A, e.B)
+		links = append(links, e)
+	}
+	var labels []packed.Arc
+	uf.Each(func(id, root uint64) { labels = append(labels, packed.Arc{U: id, V: root}) })
+	members, clinks := Attach(labels, links, copies, ranks, sketches, func(doc uint64) uint64 { return doc })
+	assign, stats = Summarize(members, clinks, opt)
+	return assign, stats, uf.BytesPerID()
+}
+
+// Attach labels what a cluster summary needs with the component of each
+// document: labels holds, for documents in links, <doc, label> (U the
+// doc, V any name of its component that no other component shares); links
+// and copies are edges whose A is labelled or, for a copy, is a
+// representative (whose own label is own(A) when it has no links). It
+// returns the members, one per document (Comp the component's label,
+// IdenticalTo set for copies, a representative's sketch from sketches),
+// and the links with their component's label. ranks holds <doc,
+// math.Float64bits(rank)> for documents ranked by --keep (package keep); a
+// member without one ranks 0; a copy's rank comes with it (Edge.Rank),
+// since it lives in another doc partition. The pipeline calls it on each
+// doc partition, where a document's label, links from it, copies of it,
+// its rank and its sketch meet; the inputs are reordered.
+func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Arc, sketches []packed.Sketch, own func(doc uint64) uint64) (members []packed.Member, clinks []packed.ClusterLink) {
+	byU := func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) }
+	slices.SortFunc(ranks, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
+	rankOf := func(doc uint64) float64 {
+		if k, ok := slices.BinarySearchFunc(ranks, doc, byU); ok {
+			return math.Float64frombits(ranks[k].V)
+		}
+		return 0
+	}
+	slices.SortFunc(sketches, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })
+	sketchOf := func(doc uint64) []uint64 {
+		if k, ok := slices.BinarySearchFunc(sketches, doc, func(s packed.Sketch, d uint64) int { return cmp.Compare(s.Doc, d) }); ok {
+			return sketches[k].Values
+		}
+		return nil
+	}
+	slices.SortFunc(labels, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
+	labels = slices.CompactFunc(labels, func(x, y packed.Arc) bool { return x.U == y.U })
+	labelOf := func(doc uint64) (uint64, bool) {
+		k, ok := slices.BinarySearchFunc(labels, doc, byU)
+		if !ok {
+			return 0, false
+		}
+		return labels[k].V, true
+	}
+	for _, l := range labels {
+		members = append(members, packed.Member{Doc: l.U, Comp: l.V, IdenticalTo: packed.NoDoc, Rank: rankOf(l.U), Values: sketchOf(l.U)})
+	}
+	for _, e := range links {
+		comp, _ := labelOf(e.A) // a link's documents are always labelled
+		clinks = append(clinks, packed.ClusterLink{Comp: comp, A: e.A, B: e.B, Resemblance: e.Resemblance})
+	}
+	// A representative without links is a member once, however many
+	// copies it has.
+	slices.SortFunc(copies, func(x, y packed.Edge) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+	for i, c := range copies {
+		comp, ok := labelOf(c.A)
+		if !ok {
+			comp = own(c.A)
+			if i == 0 || copies[i-1].A != c.A {
+				members = append(members, packed.Member{Doc: c.A, Comp: comp, IdenticalTo: packed.NoDoc, Rank: rankOf(c.A), Values: sketchOf(c.A)})
+			}
+		}
+		members = append(members, packed.Member{Doc: c.B, Comp: comp, IdenticalTo: c.A, Rank: c.Rank})
+	}
+	return members, clinks
+}
+
+// Summarize turns the members and links of whole components (as Attach
+// gives them; any number of components, all of each) into one assignment
+// per member and one statistic per cluster. Each cluster keeps its member
+// of highest Rank, ties to the smallest doc (package keep), and every
+// member is compared with the kept one by opt.Estimate (a copy through its
+// representative's sketch). With opt.Centered, a component whose members
+// do not all meet that policy against the kept document is split: those
+// that do stay with it, the rest are clustered again among themselves by
+// the links between them (and their identical copies), and so on until
+// every cluster is centred on its kept document; a document left alone is
+// in no cluster. A cluster is named by its smallest member; its links
+// (those between its members) are summed in (A, B) order and its
+// resemblances to the kept document in doc order, so the floats do not
+// depend on the order anything arrived in. Assignments come in doc order,
+// statistics in cluster order; the inputs are reordered.
+func Summarize(members []packed.Member, links []packed.ClusterLink, opt Options) (assign []packed.Assignment, stats []packed.ClusterStat) {
+	slices.SortFunc(members, func(x, y packed.Member) int {
+		return cmp.Or(cmp.Compare(x.Comp, y.Comp), cmp.Compare(x.Doc, y.Doc))
+	})
+	slices.SortFunc(links, func(x, y packed.ClusterLink) int {
+		return cmp.Or(cmp.Compare(x.Comp, y.Comp), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
+	})
+	assign = make([]packed.Assignment, 0, len(members))
+	li := 0
+	for i := 0; i < len(members); {
+		comp := members[i].Comp
+		j := i
+		for j < len(members) && members[j].Comp == comp {
+			j++
+		}
+		for li < len(links) && links[li].Comp < comp {
+			li++ // cannot happen: a link's component has members
+		}
+		lj := li
+		for lj < len(links) && links[lj].Comp == comp {
+			lj++
+		}
+		assign, stats = summarizeComponent(assign, stats, members[i:j], links[li:lj], opt)
+		i, li = j, lj
+	}
+	slices.SortFunc(assign, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
+	slices.SortFunc(stats, func(x, y packed.ClusterStat) int { return cmp.Compare(x.Cluster, y.Cluster) })
+	return assign, stats
+}
+
+// summarizeComponent is Summarize for one component: members sorted by
+// doc, links by (A, B).
+func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, members []packed.Member, links []packed.ClusterLink, opt Options) ([]packed.Assignment, []packed.ClusterStat) {
+	index := make(map[uint64]int, len(members)) // doc -> position in members
+	for k, m := range members {
+		index[m.Doc] = k
+	}
+	sketchOf := func(m packed.Member) []uint64 {
+		if m.IdenticalTo != packed.NoDoc {
+			if k, ok := index[m.IdenticalTo]; ok {
+				return members[k].Values
+			}
+		}
+		return m.Values
+	}
+	group := make([]int, len(members)) // the cluster (index in clusters) each member ends in
+	pending := [][]int{make([]int, len(members))}
+	for k := range members {
+		pending[0][k] = k
+	}
+	res := make([]float64, len(members))
+	var clusters [][]int
+	var kepts []int
+	for len(pending) > 0 {
+		g := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		kept := g[0]
+		for _, k := range g[1:] {
+			if keep.Better(members[k].Rank, members[k].Doc, members[kept].Rank, members[kept].Doc) {
+				kept = k
+			}
+		}
+		ks := sketchOf(members[kept])
+		var stay, rest []int
+		for _, k := range g {
+			e := policy.Estimates{Resemblance: 1}
+			if k != kept && opt.Estimate != nil {
+				e = opt.Estimate(sketchOf(members[k]), ks)
+			}
+			res[k] = e.Resemblance
+			if k == kept || opt.Centered == nil || opt.Centered.Links(e) {
+				stay = append(stay, k)
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		clusters, kepts = append(clusters, stay), append(kepts, kept)
+		if len(rest) > 0 {
+			pending = append(pending, regroup(rest, members, links, index)...)
+		}
+	}
+	sts := make([]*packed.ClusterStat, len(clusters)) // nil for a document left alone
+	for c, g := range clusters {
+		for _, k := range g {
+			group[k] = c
+		}
+		if len(g) < 2 {
+			continue // a document left alone is in no cluster
+		}
+		slices.Sort(g) // doc order: members are sorted by doc
+		kept := members[kepts[c]]
+		st := &packed.ClusterStat{Cluster: members[g[0]].Doc, MinResemblance: math.Inf(1), Kept: kept.Doc, MinToKept: math.Inf(1)}
+		for _, k := range g {
+			m := members[k]
+			st.Size++
+			if m.IdenticalTo != packed.NoDoc {
+				st.Copies++
+			}
+			if k != kepts[c] {
+				st.MinToKept = min(st.MinToKept, res[k])
+				st.SumToKept += res[k]
+			}
+			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc, ResToKept: res[k]})
+		}
+		sts[c] = st
+	}
+	// One pass over the links, in (A, B) order: each cluster sums its own
+	// links in that order.
+	for _, l := range links {
+		if a, b := group[index[l.A]], group[index[l.B]]; a == b && sts[a] != nil {
+			sts[a].Links++
+			sts[a].MinResemblance = min(sts[a].MinResemblance, l.Resemblance)
+			sts[a].SumResemblance += l.Resemblance
+		}
+	}
+	for _, st := range sts {
+		if st != nil {
+			stats = append(stats, *st)
+		}
+	}
+	return assign, stats
+}
+
+// regroup splits members (positions) into the connected groups of the
+// links between them and of their identical copies, each in doc order.
+func regroup(rest []int, members []packed.Member, links []packed.ClusterLink, index map[uint64]int) [][]int {
+	in := make(map[int]bool, len(rest))
+	uf := unionfind.New(len(rest))
+	for _, k := range rest {
+		in[k] = true
+		uf.Add(uint64(k))
+	}
+	for _, k := range rest {
+		if r, ok := index[members[k].IdenticalTo]; ok && in[r] {
+			uf.Union(uint64(k), uint64(r))
+		}
+	}
+	for _, l := range links {
+		a, b := index[l.A], index[l.B]
+		if in[a] && in[b] {
+			uf.Union(uint64(a), uint64(b))
+		}
+	}
+	byRoot := map[uint64][]int{}
+	var roots []uint64
+	uf.Each(func(id, root uint64) {
+		if byRoot[root] == nil {
+			roots = append(roots, root)
+		}
+		byRoot[root] = append(byRoot[root], int(id))
+	})
+	slices.Sort(roots)
+	out := make([][]int, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, byRoot[r])
+	}
+	return out
+}
+
+// Counts is how Join placed the documents.
+type Counts struct {
+	Clustered, Alone, EmptyOrRejected int64
+}
+
+// Join fills the cluster columns of docs (sorted by doc ID) from assign
+// (sorted by doc): cluster_id, identical_to, kept_doc_id (the document
+// that stands for this one: its cluster's kept document, or itself when
+// alone), resemblance_to_kept (1 for the kept and the alone), and
+// is_representative, true for a cluster's kept document and
+// for every ok or too_short document that is alone.
+func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
+	var n Counts
+	ai := 0
+	for i := range docs {
+		d := &docs[i]
+		id := uint64(d.DocID)
+		for ai < len(assign) && assign[ai].Doc < id {
+			ai++ // an assignment for a doc not given cannot happen; skip defensively
+		}
+		switch {
+		case ai < len(assign) && assign[ai].Doc == id:
+			c := int64(assign[ai].Cluster)
+			d.ClusterID = &c
+			if assign[ai].IdenticalTo != packed.NoDoc {
+				r := int64(assign[ai].IdenticalTo)
+				d.IdenticalTo = &r
+			}
+			k, r := int64(assign[ai].Kept), assign[ai].ResToKept
+			d.KeptDocID, d.ResemblanceToKept = &k, &r
+			d.IsRepresentative = k == d.DocID
+			n.Clustered++
+		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort:
+			d.IsRepresentative = true
+			k, r := d.DocID, 1.0
+			d.KeptDocID, d.ResemblanceToKept = &k, &r
+			n.Alone++
+		default:
+			n.EmptyOrRejected++
+		}
+	}
+	return n
+}
+
+// Rows makes the clusters-table rows of stats, in their order; docs (sorted
+// by doc ID) supply the kept documents' URLs.
+func Rows(stats []packed.ClusterStat, docs []tables.Doc) []tables.Cluster {
+	rows := make([]tables.Cluster, 0, len(stats))
+	for _, st := range stats {
+		c := tables.Cluster{
+			ClusterID:           int64(st.Cluster),
+			Size:                int64(st.Size),
+			IdenticalCopies:     int64(st.Copies),
+			RepresentativeDocID: int64(st.Kept),
+			LinkedPairs:         int64(st.Links),
+			// Size >= 2: there is a member besides the kept one.
+			MinResemblanceToKept:  st.MinToKept,
+			MeanResemblanceToKept: st.SumToKept / float64(st.Size-1),
+		}
+		if k, ok := slices.BinarySearchFunc(docs, st.Kept, func(d tables.Doc, id uint64) int { return cmp.Compare(uint64(d.DocID), id) }); ok {
+			c.RepresentativeURL = docs[k].URL
+		}
+		if st.Links > 0 {
+			mn, mean := st.MinResemblance, st.SumResemblance/float64(st.Links)
+			c.MinResemblance, c.MeanResemblance = &mn, &mean
+		}
+		rows = append(rows, c)
+	}
+	return rows
+}
+
+// EstimateSketches is Estimate for two documents' whole sketches (sorted
+// sets, as Select makes them): the shared values, the resemblance and,
+// for MOD_m, the containments of a in b and of b in a.
+func EstimateSketches(a, b []uint64, spec sketch.Spec) policy.Estimates {
+	shared := sketch.IntersectCount(a, b)
+	e := policy.Estimates{Shared: shared}
+	switch spec.Kind {
+	case sketch.MinHash:
+		e.Resemblance = sketch.MinHashResemblance(shared, spec.N)
+	case sketch.Min:
+		e.Resemblance = sketch.MinResemblance(a, b, spec.N)
+	default:
+		e.Resemblance = sketch.ModResemblance(shared, len(a), len(b))
+		aInB, bInA := sketch.Containment(shared, len(a)), sketch.Containment(shared, len(b))
+		e.AInB, e.BInA = &aInB, &bInA
+	}
+	return e
+}

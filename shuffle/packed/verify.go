@@ -1,0 +1,88 @@
+package packed
+
+import "math"
+
+// Features is one document's whole feature set, carried to the candidate
+// pairs it is in for their verification: with K 0, Values are its sorted
+// distinct features (--verify=exact); otherwise they are the words of its
+// Bloom filter of N features and K hash functions (--verify=bloom).
+type Features struct {
+	Doc    uint64
+	N, K   uint32
+	Values []uint64
+}
+
+// featuresHeader is the encoded size of Features without its values.
+const featuresHeader = 20
+
+// featuresLayout: the count of Values is at 16.
+var featuresLayout = variable{"features", featuresHeader, 16, false}
+
+// Append appends the encoding of f to b.
+func (f Features) Append(b []byte) []byte {
+	b = le.AppendUint64(b, f.Doc)
+	b = le.AppendUint32(b, f.N)
+	b = le.AppendUint32(b, f.K)
+	b = le.AppendUint32(b, uint32(len(f.Values)))
+	for _, v := range f.Values {
+		b = le.AppendUint64(b, v)
+	}
+	return b
+}
+
+// AppendFeatures decodes the records in b and appends them to dst; their
+// values share one allocation.
+func AppendFeatures(dst []Features, b []byte) ([]Features, error) {
+	arena, err := featuresLayout.frame(b)
+	if err != nil {
+		return dst, err
+	}
+	for len(b) > 0 {
+		f := Features{Doc: le.Uint64(b), N: le.Uint32(b[8:]), K: le.Uint32(b[12:])}
+		n := int(le.Uint32(b[16:]))
+		b = b[featuresHeader:]
+		f.Values, b, arena = readUint64s(b, n, arena)
+		dst = append(dst, f)
+	}
+	return dst, nil
+}
+
+// Verified is a counted pair with the figures of its verification on the
+// two documents' whole feature sets: the resemblance and the containments
+// of A in B and of B in A, exact or Bloom estimates. Checked is false
+// when the verification's filters proved the pair below what the policy
+// could link, before computing them (the figures are then 0).
+type Verified struct {
+	Pair
+	Resemblance, AInB, BInA float64
+	Checked                 bool
+}
+
+// VerifiedSize is the encoded size of a Verified.
+const VerifiedSize = PairSize + 25
+
+// Append appends the encoding of v to b.
+func (v Verified) Append(b []byte) []byte {
+	b = v.Pair.Append(b)
+	b = le.AppendUint64(b, math.Float64bits(v.Resemblance))
+	b = le.AppendUint64(b, math.Float64bits(v.AInB))
+	b = le.AppendUint64(b, math.Float64bits(v.BInA))
+	if v.Checked {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func decodeVerified(b []byte) Verified {
+	r := b[PairSize:]
+	return Verified{Pair: decodePair(b),
+		Resemblance: math.Float64frombits(le.Uint64(r)),
+		AInB:        math.Float64frombits(le.Uint64(r[8:])),
+		BInA:        math.Float64frombits(le.Uint64(r[16:])),
+		Checked:     r[24] == 1}
+}
+
+// AppendVerified decodes the pairs in b and appends them to dst.
+func AppendVerified(dst []Verified, b []byte) ([]Verified, error) {
+	return appendFixed(dst, b, VerifiedSize, "verified pairs", decodeVerified)
+}

@@ -1,0 +1,166 @@
+package transforms
+
+import (
+	"context"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/neardup/neardup/shuffle/packed"
+)
+
+// The batching every shuffle goes through: records packed per partition,
+// sealed, emitted at a bounded size, and opened again on the other side.
+
+// maxBatchBytes bounds one shuffled batch: large enough that per-element
+// costs vanish, well under the 4 MB gRPC message limit runners impose.
+const maxBatchBytes = 1 << 20
+
+// maxBuffered bounds what one batcher holds across its partitions: a
+// batcher that lives for a whole bundle must not grow with the bundle. A
+// full flush emits one batch per partition, so the bound grows with the
+// partition count, 128 KiB per partition (at least 1 MiB): batches
+// average 128 KiB or more whatever the count, so a stream of D bytes makes
+// about D / 128 KiB elements, linear in the data, not D × partitions.
+// Memory per batcher grows with the partitions, which grow as the square
+// root of the input (pipelines.AutoPartitions): 3.6 MiB at 1M bench pages,
+// about 210 MiB at 6 TB of Parquet.
+func maxBuffered(partitions int) int { return max(1<<20, partitions*(128<<10)) }
+
+// batcher packs records into per-partition batches and emits each batch when
+// it fills and at the end, sealed (compressed, see packed.Seal): every batch
+// goes into a shuffle, whose reader opens it with eachBatch. It counts what
+// it emits, and the manifest reports elements and sealed bytes shuffled per
+// stream (shuffled_<name>_elements, shuffled_<name>_bytes).
+//
+// The number of elements a shuffle carries is what costs (microseconds and
+// a kilobyte of runner memory each), and a batcher emits at least one per
+// partition it touches. A batcher per element would emit up to
+// elements × partitions batches, which grows faster than the input when
+// the partition count grows with it; the DoFns of the big streams keep one
+// batcher per bundle instead (bind it to each element's emitter, flush in
+// FinishBundle), so the count is bundles × partitions plus one per full
+// batch, and maxBuffered keeps the memory bounded.
+type batcher struct {
+	bufs            [][]byte
+	buffered, limit int
+	emitFn          func(int, []byte)
+	elements, bytes beam.Counter
+	ctx             context.Context
+}
+
+func newBatcher(ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
+	b := &batcher{bufs: make([][]byte, partitions), limit: maxBuffered(partitions),
+		elements: beam.NewCounter(Namespace, "shuffled_"+name+"_elements"),
+		bytes:    beam.NewCounter(Namespace, "shuffled_"+name+"_bytes")}
+	b.bind(ctx, emit)
+	return b
+}
+
+// bind makes the batcher emit through emit from now on: the emitter of the
+// element (or of FinishBundle) being processed.
+func (b *batcher) bind(ctx context.Context, emit func(int, []byte)) {
+	b.ctx, b.emitFn = ctx, emit
+}
+
+// bundleBatcher is the batcher a DoFn keeps for its bundle in *b: made at
+// the bundle's first element, bound to this element's emitter. The DoFn
+// sets *b to nil in StartBundle (a retried bundle starts afresh) and
+// hands it to finishBatcher in FinishBundle.
+func bundleBatcher(b **batcher, ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
+	if *b == nil {
+		*b = newBatcher(ctx, name, partitions, emit)
+	}
+	(*b).bind(ctx, emit)
+	return *b
+}
+
+// bundleOut is the batcher of a DoFn with one keyed output, kept for the
+// bundle: a DoFn embeds it, takes the batcher with bundle in
+// ProcessElement, and gets its StartBundle and FinishBundle from it.
+type bundleOut struct{ out *batcher }
+
+// StartBundle forgets any batcher: a retried bundle starts afresh.
+func (b *bundleOut) StartBundle(ctx context.Context, emit func(int, []byte)) { b.out = nil }
+
+// FinishBundle emits what the bundle's batcher still holds.
+func (b *bundleOut) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	finishBatcher(&b.out, ctx, emit)
+}
+
+// bundle is the bundle's batcher, bound to this element's emitter.
+func (b *bundleOut) bundle(ctx context.Context, name string, partitions int, emit func(int, []byte)) *batcher {
+	return bundleBatcher(&b.out, ctx, name, partitions, emit)
+}
+
+// finishBatcher emits what the bundle's batcher in *b still holds through
+// FinishBundle's emitter, and forgets it.
+func finishBatcher(b **batcher, ctx context.Context, emit func(int, []byte)) {
+	if *b != nil {
+		(*b).bind(ctx, emit)
+		(*b).flush()
+		*b = nil
+	}
+}
+
+func (b *batcher) emit(k int, v []byte) {
+	v = packed.Seal(nil, v)
+	b.elements.Inc(b.ctx, 1)
+	b.bytes.Inc(b.ctx, int64(len(v)))
+	b.emitFn(k, v)
+}
+
+// add appends a record to partition p, emitting the batch first if the
+// record would overflow it, and every batch if the batcher holds too much.
+func (b *batcher) add(p int, rec interface{ Append([]byte) []byte }) {
+	before := len(b.bufs[p])
+	b.bufs[p] = rec.Append(b.bufs[p])
+	b.buffered += len(b.bufs[p]) - before
+	if len(b.bufs[p]) > maxBatchBytes && before > 0 {
+		b.emit(p, b.bufs[p][:before])
+		// emit sealed a copy, so the buffer is free again.
+		b.bufs[p] = append(b.bufs[p][:0], b.bufs[p][before:]...)
+		b.buffered -= before
+	}
+	if b.buffered > b.limit {
+		b.flush()
+	}
+}
+
+func (b *batcher) flush() {
+	for p, buf := range b.bufs {
+		if len(buf) > 0 {
+			b.emit(p, buf)
+			b.bufs[p] = nil // a bundle's batcher must not keep partitions × 1 MiB
+		}
+	}
+	b.buffered = 0
+}
+
+// eachBatch calls fn with every batch of a shuffled stream, opened (the
+// batcher and emitDocRows seal what they send through a shuffle, see
+// packed.Seal). fn must not keep b: its buffer is reused.
+func eachBatch(it func(*[]byte) bool, fn func(b []byte) error) error {
+	var sealed, buf []byte
+	for it(&sealed) {
+		var err error
+		if buf, err = packed.Open(buf[:0], sealed); err != nil {
+			return err
+		}
+		if err := fn(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeBatches opens every batch of a shuffled stream and decodes its
+// records with decode (one of packed's Append functions, or tables.Decode),
+// returning them all.
+func decodeBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, error)) ([]T, error) {
+	var all []T
+	err := eachBatch(it, func(b []byte) error {
+		var err error
+		all, err = decode(all, b)
+		return err
+	})
+	return all, err
+}

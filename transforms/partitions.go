@@ -1,0 +1,15 @@
+package transforms
+
+import "github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+// everyPartition returns PCollection<KV<int, []byte>>: an empty sealed
+// batch for each of cfg's partitions. Flattened into a keyed stream, it
+// makes a keyed step see every partition, also those no new record
+// reaches, whose index shards must still be carried over.
+func everyPartition(s beam.Scope, cfg Config) beam.PCollection {
+	parts := make([]int, cfg.Partitions)
+	for p := range parts {
+		parts[p] = p
+	}
+	return beam.ParDo(s, emptyBatch, beam.CreateList(s, parts))
+}

@@ -1,0 +1,79 @@
+package transforms
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
+)
+
+func init() {
+	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeTalliesFn{})
+}
+
+// The tallies of phase 4, combined by maximum rather than summed.
+var maxTallies = map[string]bool{"largest_cluster": true, "components_max_worker_records": true}
+
+// writeTallies combines figures the DoFns report as data (PCollections of
+// KV<string, int64>: summed, or for maxTallies their maximum) and writes
+// them to one file of the output's tallies, which the launcher adds to
+// the manifest's counts. Figures travel as data rather than runner metrics
+// for the reason Assemble's do (Prism can drop a bundle's metrics), and in
+// one file, not one per worker, because the rounds have many workers.
+func writeTallies(s beam.Scope, name string, cfg Config, tallies ...beam.PCollection) {
+	if cfg.TempDir == "" {
+		return // no output to publish them with (the transforms' tests)
+	}
+	s = s.Scope("Tallies")
+	reduced := beam.ParDo(s, &reduceTallyFn{}, beam.GroupByKey(s, beam.Flatten(s, tallies...)))
+	drain(s, beam.ParDo(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced)))
+}
+
+// reduceTallyFn sums a tally, or takes its maximum (maxTallies).
+type reduceTallyFn struct{}
+
+func (f *reduceTallyFn) ProcessElement(key string, values func(*int64) bool, emit func(int, []byte)) {
+	var total, v int64
+	for values(&v) {
+		if maxTallies[key] {
+			total = max(total, v)
+		} else {
+			total += v
+		}
+	}
+	b, _ := json.Marshal(map[string]int64{key: total})
+	emit(0, b)
+}
+
+// writeTalliesFn writes the reduced tallies to one file of the output's
+// tallies folder.
+type writeTalliesFn struct {
+	Cfg  Config
+	Name string
+}
+
+func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool, emit func(string)) error {
+	all := map[string]int64{}
+	var b []byte
+	for entries(&b) {
+		var m map[string]int64
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		for k, v := range m {
+			all[k] = v
+		}
+	}
+	out, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	name := store.Join(f.Cfg.TempDir, output.TalliesDir, strings.ReplaceAll(f.Name, "/", "_")+".json")
+	emit(name) // see drain
+	return store.WriteFile(ctx, name, out)
+}
