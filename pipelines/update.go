@@ -154,6 +154,10 @@ func samePath(a, b string) bool {
 // updatable says why the index src (in dir) cannot take an update under
 // cfg, if it cannot.
 func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
+	was, err := settings.FromManifest(src.Settings, src.Flags)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
 	want := Settings(cfg)
 	for _, k := range indexSettings {
 		have := src.Settings[k]
@@ -170,7 +174,7 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
 	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
-	case cfg.Verification() != "" || src.Settings["verify"] != string(settings.VerifyNone) && src.Settings["verify"] != "":
+	case cfg.Verification() != "" || was.Verification() != "":
 		return fmt.Errorf("update does not support --verify=bloom, --verify=exact or --mode=exact: the index keeps no whole feature sets to verify its documents' new pairs on")
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")

@@ -10,6 +10,7 @@ import (
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/similarity/bloom"
 	"github.com/neardup/neardup/similarity/sketch"
 )
@@ -385,11 +386,11 @@ var Declarations = []*Setting{
 			r.Partitions = n
 			return nil
 		}},
-	{Name: "progress", Group: GroupRunner, Default: "auto", Commands: Recluster | Update,
+	{Name: "progress", Group: GroupRunner, Default: progress.Auto, Commands: Recluster | Update,
 		Help: "progress on stderr while the job runs in this process: auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line, every 5 s, even when stderr is not a terminal), never",
 		set: func(r *Run, v string) error {
-			if v != "auto" && v != "always" && v != "never" {
-				return fmt.Errorf("want auto, always or never, not %q", v)
+			if _, err := progress.ParseMode(v, nil); err != nil {
+				return err
 			}
 			r.Progress = v
 			return nil
@@ -479,14 +480,4 @@ func loadTemplates(c *Config, v string) error {
 	}
 	c.Templates = t
 	return t.Validate()
-}
-
-// Lookup is the declaration of the flag name, or nil.
-func Lookup(name string) *Setting {
-	for _, s := range Declarations {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
 }

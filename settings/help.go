@@ -3,6 +3,7 @@ package settings
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ func PrintHelp(w io.Writer, cmd int) {
 			}
 			def := ""
 			if s.Default != "" && !s.Bool {
-				def = " (default " + quote(s.Default) + ")"
+				def = " (default " + strconv.Quote(s.Default) + ")"
 			}
 			fmt.Fprintf(w, "  --%s%s\n", s.Name, def)
 			for _, line := range wrap(s.Help, 74) {

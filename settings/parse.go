@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 
 	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/text/stopword"
@@ -14,7 +13,8 @@ import (
 // combination of flags), as opposed to a failure of the run.
 var ErrUsage = errors.New("usage")
 
-func usage(format string, args ...any) error {
+// Usagef is a usage error: what the user asked for, and why it cannot run.
+func Usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
 }
 
@@ -23,11 +23,7 @@ func usage(format string, args ...any) error {
 // runner, the tests, the bench and the quality tool share.
 func Defaults() Run {
 	var r Run
-	for _, s := range Declarations {
-		if err := s.set(&r, s.Default); s.Default != "" && err != nil {
-			panic(fmt.Sprintf("settings: the default of --%s: %v", s.Name, err)) // a declaration's own error
-		}
-	}
+	r.setDefaults()
 	if err := r.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("settings: the defaults: %v", err))
 	}
@@ -66,14 +62,24 @@ func (v *value) IsBoolFlag() bool { return v.s.Bool }
 // flag a command does not take is refused by name (see Setting.Takes),
 // not as unknown.
 func (r *Run) Register(fs *flag.FlagSet) {
+	r.setDefaults()
+	for _, s := range Declarations {
+		fs.Var(&value{s: s, r: r, text: s.Default}, s.Name, s.Help)
+	}
+}
+
+// setDefaults sets r to every declared default. A default its own
+// setting refuses is a mistake in Declarations (TestDeclarations), so it
+// panics.
+func (r *Run) setDefaults() {
 	*r = Run{}
 	for _, s := range Declarations {
-		if s.Default != "" {
-			if err := s.set(r, s.Default); err != nil {
-				panic(fmt.Sprintf("settings: the default of --%s: %v", s.Name, err))
-			}
+		if s.Default == "" {
+			continue
 		}
-		fs.Var(&value{s: s, r: r, text: s.Default}, s.Name, s.Help)
+		if err := s.set(r, s.Default); err != nil {
+			panic(fmt.Sprintf("settings: the default of --%s: %v", s.Name, err))
+		}
 	}
 }
 
@@ -83,7 +89,7 @@ func (r *Run) Register(fs *flag.FlagSet) {
 func (r *Run) Resolve(set map[string]bool) error {
 	if set["features"] {
 		if err := r.SetFeatures(r.features); err != nil {
-			return usage("--features: %v", err)
+			return Usagef("--features: %v", err)
 		}
 	}
 	if r.Chunks > 0 && !set["sketch"] {
@@ -94,33 +100,33 @@ func (r *Run) Resolve(set map[string]bool) error {
 	}
 	switch {
 	case set["policy"] && set["threshold"]:
-		return usage("give --policy or --threshold, not both")
+		return Usagef("give --policy or --threshold, not both")
 	case !set["policy"] && r.threshold > 0:
 		r.Policy.Resemblance, r.Policy.Containment = r.threshold, 0
 	}
 	if set["bloom-bits"] && r.Verification() != VerifyBloom {
-		return usage("--bloom-bits goes with --verify=bloom")
+		return Usagef("--bloom-bits goes with --verify=bloom")
 	}
 	switch r.Mode {
 	case ModePairs:
 		if set["super-size"] || set["bands"] {
-			return usage("--super-size and --bands go with --mode=supershingle")
+			return Usagef("--super-size and --bands go with --mode=supershingle")
 		}
 	case ModeExact:
 		if set["super-size"] || set["bands"] || set["sketch"] || set["template-shingles"] {
-			return usage("--mode=exact takes no --sketch, --super-size, --bands or --template-shingles: its sketch is each document's ppjoin+ prefix")
+			return Usagef("--mode=exact takes no --sketch, --super-size, --bands or --template-shingles: its sketch is each document's ppjoin+ prefix")
 		}
 		r.Sketch = sketch.Spec{Kind: sketch.Mod, N: 1} // unused: the sketch is the prefix
 	}
 	if r.Columns.HTML == "" {
 		if set["extract"] {
-			return usage("--extract needs --html-column: text input is used as it is")
+			return Usagef("--extract needs --html-column: text input is used as it is")
 		}
 		r.Extract = ""
 	}
 	if !r.Templates.On() {
 		if set["template-share"] || set["template-min-pages"] {
-			return usage("--template-share and --template-min-pages go with --template-shingles=auto")
+			return Usagef("--template-share and --template-min-pages go with --template-shingles=auto")
 		}
 	} else {
 		r.Templates.Share, r.Templates.MinPages = r.templateShare, r.templatePages
@@ -135,61 +141,61 @@ func (r *Run) Resolve(set map[string]bool) error {
 // its errors wrap ErrUsage.
 func (c Config) Validate() error {
 	if c.Columns.Text == "" && c.Columns.HTML == "" {
-		return usage("name the text with --text-column or the HTML with --html-column")
+		return Usagef("name the text with --text-column or the HTML with --html-column")
 	}
 	if c.Verify == VerifySketch && c.Mode != ModeSuperShingle {
-		return usage("--verify=sketch goes with --mode=supershingle (phase 3's pairs are their sketch estimates already)")
+		return Usagef("--verify=sketch goes with --mode=supershingle (phase 3's pairs are their sketch estimates already)")
 	}
 	switch c.Mode {
 	case ModeExact:
 		switch {
 		case c.Policy.Containment > 0:
-			return usage("--mode=exact joins on resemblance: its prefix filter has no bound for containment; use --mode=pairs --verify=exact with a containment policy")
+			return Usagef("--mode=exact joins on resemblance: its prefix filter has no bound for containment; use --mode=pairs --verify=exact with a containment policy")
 		case c.Verify == VerifyBloom:
-			return usage("--mode=exact verifies exactly; --verify=bloom goes with the pairs and supershingle modes")
+			return Usagef("--mode=exact verifies exactly; --verify=bloom goes with the pairs and supershingle modes")
 		case c.Equivalence == ShingleEquivalent:
-			return usage("--mode=exact cannot take --equivalence=shingle: its sketches are prefixes, and equal prefixes are not equal sets")
+			return Usagef("--mode=exact cannot take --equivalence=shingle: its sketches are prefixes, and equal prefixes are not equal sets")
 		}
 	case ModeSuperShingle:
 		if c.Policy.Containment > 0 {
-			return usage("super-shingles cannot detect containment (see docs/sketches.md); use --mode=pairs with a containment policy")
+			return Usagef("super-shingles cannot detect containment (see docs/sketches.md); use --mode=pairs with a containment policy")
 		}
 		if c.Sketch.Kind == sketch.MinHash {
 			if c.Bands < 1 || c.Sketch.N%c.Bands != 0 {
-				return usage("--sketch=%s in supershingle mode needs --bands=B dividing %d", c.Sketch, c.Sketch.N)
+				return Usagef("--sketch=%s in supershingle mode needs --bands=B dividing %d", c.Sketch, c.Sketch.N)
 			}
 		} else if c.Bands > 0 {
-			return usage("--bands needs a minhash:K sketch")
+			return Usagef("--bands needs a minhash:K sketch")
 		}
 		if c.SuperSize < 1 {
-			return usage("--super-size must be at least 1")
+			return Usagef("--super-size must be at least 1")
 		}
 	case ModePairs:
 	default:
-		return usage("--mode must be pairs, supershingle or exact, not %q", c.Mode)
+		return Usagef("--mode must be pairs, supershingle or exact, not %q", c.Mode)
 	}
 	if c.Policy.Resemblance <= 0 && c.Policy.Containment <= 0 {
-		return usage("the policy links nothing: give --policy resemblance:T or containment:T")
+		return Usagef("the policy links nothing: give --policy resemblance:T or containment:T")
 	}
 	if c.Policy.Containment > 0 && c.Sketch.Kind != sketch.Mod && c.Verification() == "" {
-		return usage("a containment policy needs a mod:M sketch (or --verify=bloom or exact): %s cannot estimate containment", c.Sketch)
+		return Usagef("a containment policy needs a mod:M sketch (or --verify=bloom or exact): %s cannot estimate containment", c.Sketch)
 	}
 	if c.Stopwords != "" {
 		if err := stopword.Check(c.Stopwords); err != nil {
-			return usage("--stopwords: %v", err)
+			return Usagef("--stopwords: %v", err)
 		}
 	}
 	if c.Templates.On() {
 		if c.Columns.URL == "" {
-			return usage("--template-shingles=auto needs the pages' URLs: --url-column is empty")
+			return Usagef("--template-shingles=auto needs the pages' URLs: --url-column is empty")
 		}
 		if c.Sketch.Kind == sketch.MinHash {
 			// A min-hash position whose minimum is a template shingle would
 			// need the minimum of the rest, which only phase 1 could find.
-			return usage("--template-shingles=auto needs a mod:M or min:N sketch, not %s", c.Sketch)
+			return Usagef("--template-shingles=auto needs a mod:M or min:N sketch, not %s", c.Sketch)
 		}
 		if err := c.Templates.Validate(); err != nil {
-			return usage("--template-shingles: %v", err)
+			return Usagef("--template-shingles: %v", err)
 		}
 	}
 	return nil
@@ -241,14 +247,6 @@ func FromManifest(recorded, flags map[string]string) (Config, error) {
 	return r.Config, nil
 }
 
-// Changeable reports whether command cmd (Recluster or Update) may give
-// the flag name: recluster takes only what phase 4 decides, and an update
-// may not change an index setting from its index's.
-func Changeable(name string, cmd int) bool {
-	s := Lookup(name)
-	return s != nil && s.Takes(cmd)
-}
-
 // IndexKeys are the manifest keys an update must share with its index.
 func IndexKeys() []string {
 	var keys []string
@@ -259,6 +257,3 @@ func IndexKeys() []string {
 	}
 	return keys
 }
-
-// quote is v in the help's quoting.
-func quote(v string) string { return strconv.Quote(v) }

@@ -101,7 +101,10 @@ func groupMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	filters, counts := featureFilters(cfg, res.texts, *bitsPerFeature)
+	filters, counts, err := featureFilters(cfg, res.texts, *bitsPerFeature)
+	if err != nil {
+		return err
+	}
 	docs := make([]rankgroup.Doc, len(filters))
 	for i := range docs {
 		docs[i] = rankgroup.Doc{Rank: res.ranks[i], Filter: filters[i]}
@@ -138,18 +141,23 @@ func groupMain(ctx context.Context, args []string) error {
 
 // featureFilters builds every text's Bloom filter, on all cores, and
 // counts its features: the features of phase 1 (RowSketcher.Features).
-func featureFilters(cfg settings.Config, texts []string, bitsPerFeature int) ([]bloom.Filter, []int) {
+func featureFilters(cfg settings.Config, texts []string, bitsPerFeature int) ([]bloom.Filter, []int, error) {
 	filters, counts := make([]bloom.Filter, len(texts)), make([]int, len(texts))
+	// One sketcher per worker (it reuses its buffers), made before any
+	// starts so that a setting it refuses is an error, not a panic.
+	sketchers := make([]*rowsketch.Sketcher, max(1, min(runtime.GOMAXPROCS(0), len(texts)/16)))
+	for w := range sketchers {
+		var err error
+		if sketchers[w], err = rowsketch.New(cfg); err != nil {
+			return nil, nil, err
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(texts)/16)) {
+	for _, rs := range sketchers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs, err := rowsketch.New(cfg)
-			if err != nil {
-				panic(err) // groupMain built cfg from checked flags
-			}
 			h := fingerprint.New(cfg.Seed)
 			var hashes, feats []uint64
 			for {
@@ -165,7 +173,7 @@ func featureFilters(cfg settings.Config, texts []string, bitsPerFeature int) ([]
 		}()
 	}
 	wg.Wait()
-	return filters, counts
+	return filters, counts, nil
 }
 
 // results are the columns group reads, by row.

@@ -63,12 +63,15 @@ import (
 // commands that take it.
 var run settings.Run
 
+// commands are the command words that take the run's flags, as package
+// settings names them.
+var commands = map[string]int{"recluster": settings.Recluster, "update": settings.Update, "lost": settings.Lost}
+
 // invoked is the command word this invocation began with (recluster,
 // update, lost), before main takes it out of os.Args; "" for a full run.
 var invoked = func() string {
-	switch a := arg(1); a {
-	case "recluster", "update", "lost":
-		return a
+	if _, ok := commands[arg(1)]; ok {
+		return arg(1)
 	}
 	return ""
 }()
@@ -83,17 +86,7 @@ func commandWord() string {
 
 // command is what this invocation runs: 0 for a full run, or
 // settings.Recluster, Update or Lost.
-func command() int {
-	switch invoked {
-	case "recluster":
-		return settings.Recluster
-	case "update":
-		return settings.Update
-	case "lost":
-		return settings.Lost
-	}
-	return 0
-}
+func command() int { return commands[invoked] }
 
 func init() {
 	run.Register(flag.CommandLine)
@@ -248,9 +241,9 @@ func arg(i int) string {
 	return ""
 }
 
-func usage(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
-}
+// usage is a usage error (settings.Usagef): main exits 2 and points at
+// the help.
+var usage = settings.Usagef
 
 // given collects the flags the user set, and records them with neardup's
 // own for the manifest.
