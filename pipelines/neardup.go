@@ -33,29 +33,32 @@ import (
 
 // Build adds the neardup pipeline over files (sorted; their positions are
 // part of the doc IDs) to scope s. Every table shard lands under
-// cfg.TempDir; Run publishes them.
+// cfg.TempDir; Run publishes them. Each step takes the parts of cfg it
+// reads: how candidates are found (cand), which pairs link (link), where
+// the work goes (place); cfg.Update, a full run's, names no index.
 func Build(s beam.Scope, files []string, cfg transforms.Config) {
-	splits := transforms.ReadSplits(s, files, cfg)
-	meta, sketches, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg) // phase 1
+	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
+	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
+	meta, sketches, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
 	if cfg.Templates.On() {
-		sketches = transforms.SiteTemplates(s, sites, sketches, cfg) // each site's template dropped
+		sketches = transforms.SiteTemplates(s, sites, sketches, cfg.Templates, cand, place) // each site's template dropped
 	}
-	postings, copies, reps := transforms.Identical(s, sketches, cfg) // identical shortcut
+	postings, copies, reps := transforms.Identical(s, sketches, cand, cfg.FirstNewDoc, place) // identical shortcut
 	var pairs beam.PCollection
 	if cfg.Mode == settings.ModeSuperShingle {
-		pairs = transforms.SuperShingles(s, postings, reps, cfg) // instead of phases 2 and 3
+		pairs = transforms.SuperShingles(s, postings, reps, cand, place.Partitions) // instead of phases 2 and 3
 	} else {
-		lists, _ := transforms.ShingleMerge(s, postings, cfg) // phase 2
-		pairs = transforms.PairCount(s, lists, cfg)           // phase 3
+		lists, _ := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
+		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
 	}
 	if cfg.Verification() != "" {
-		pairs = transforms.Verify(s, pairs, features, cfg) // candidates checked on whole feature sets
+		pairs = transforms.Verify(s, pairs, features, cfg.Policy, place) // candidates checked on whole feature sets
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, cfg) // phase 4
-	transforms.WritePairs(s, pairRows, cfg)
-	transforms.Assemble(s, meta, assignments, stats, cfg)
-	transforms.Sweeps(s, meta, assignments, reps, cfg) // urls, lost and found
-	transforms.EquivalenceCounts(s, equiv, cfg)
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
+	transforms.WritePairs(s, pairRows, link, place.TempDir)
+	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place)
+	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
+	transforms.EquivalenceCounts(s, equiv, place.Partitions)
 }
 
 // Options is one run of neardup.

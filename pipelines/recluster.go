@@ -31,7 +31,7 @@ type ReclusterOptions struct {
 	Overwrite bool
 	// Progress is as in Options; recluster reads no input rows.
 	Progress progress.Mode
-	// Components is how phase 4 finds the components (transforms.Components*;
+	// Components is how phase 4 finds the components (settings.Components*;
 	// empty: auto, by the first run's input size), in ComponentRounds
 	// rounds if distributed (0: the default).
 	Components      string
@@ -48,14 +48,15 @@ type ReclusterOptions struct {
 // identical copies, are clustered again.
 // The first run's inputs are read only for a --keep by an input column.
 func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
-	pairRows, links := transforms.Relink(s, index.pairs, cfg)
+	link, place := cfg.Linking(), cfg.Placement
+	pairRows, links := transforms.Relink(s, index.pairs, link, place.Partitions)
 	meta, copies, ranks := indexDocs(s, index, cfg)
-	reps := transforms.ReadSketches(s, index.sketches, cfg)
-	assignments, stats := transforms.Components(s, cfg, links, copies, ranks, reps)
-	transforms.WritePairs(s, pairRows, cfg)
-	transforms.Assemble(s, meta, assignments, stats, cfg)
-	transforms.Sweeps(s, meta, assignments, reps, cfg)                          // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, cfg) // for updates
+	reps := transforms.ReadSketches(s, index.sketches, place.Partitions)
+	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
+	transforms.WritePairs(s, pairRows, link, place.TempDir)
+	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place)
+	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place.TempDir)                 // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -63,10 +64,10 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 // except that a --keep by an input column, which the docs table cannot
 // rank by, reads that column of the output's inputs (nothing else).
 func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks beam.PCollection) {
-	meta, copies, ranks = transforms.ReadDocs(s, index.docs, cfg)
+	meta, copies, ranks = transforms.ReadDocs(s, index.docs, cfg.Keep, cfg.SweepSpan, cfg.Update, cfg.Placement)
 	if cfg.Keep.NeedsColumn() != "" {
-		ranks = transforms.ScoreRanks(s, index.inputs, cfg)
-		copies = transforms.RankCopies(s, copies, ranks, cfg)
+		ranks = transforms.ScoreRanks(s, index.inputs, cfg.Keep, cfg.Partitions)
+		copies = transforms.RankCopies(s, copies, ranks, cfg.Partitions)
 	}
 	return meta, copies, ranks
 }

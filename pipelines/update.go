@@ -35,30 +35,31 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 // shingles the new documents make too common); phase 4 over all of them;
 // and the tables of the whole, old documents and new. The index's tables
 // are read by the keyed steps, each its partition's shards
-// (Config.Index), and those that only grow are carried over as they are.
+// (cfg.Update), and those that only grow are carried over as they are.
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
-	splits := transforms.ReadSplitsOf(s, files, cfg)
-	meta, sketches, _, ranks, _, _ := transforms.Sketch(s, splits, cfg) // phase 1, new documents
+	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
+	splits := transforms.ReadSplitsOf(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
+	meta, sketches, _, ranks, _, _ := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
-	oldKeys := transforms.IndexKeys(s, index.sketches, cfg)
-	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cfg)
-	lists, recapped := transforms.ShingleMerge(s, postings, cfg)      // phase 2
-	pairs, carried := transforms.UpdatePairs(s, lists, recapped, cfg) // phase 3, new-new and new-old
+	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
+	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)
+	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place)                      // phase 2
+	pairs, carried := transforms.UpdatePairs(s, lists, recapped, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
-		beam.Flatten(s, ranks, oldRanks), reps, cfg, carried) // phase 4
-	transforms.WritePairs(s, pairRows, cfg)
-	transforms.Assemble(s, meta, assignments, stats, cfg) // the index's rows read there
+		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
+	transforms.WritePairs(s, pairRows, link, place.TempDir)
+	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
 	// documents of the latest sweep, for the lost and found.
 	all := beam.Flatten(s, meta, oldMeta)
 	if cfg.MultiSweep {
 		// The lost URLs' resemblances need the index's sketches too.
-		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, cfg))
+		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, place.Partitions))
 	}
-	transforms.Sweeps(s, all, assignments, reps, cfg) // urls, lost and found
+	transforms.Sweeps(s, all, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.
-	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, cfg)
-	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, cfg)
+	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place.TempDir)
+	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place.TempDir)
 }
 
 // Update deduplicates opt.Input against the index opt.From and writes, in

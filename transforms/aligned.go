@@ -120,17 +120,17 @@ func emptyBatch(p int, emit func(int, []byte)) { emit(p, packed.Seal(nil, nil)) 
 // CarryShards copies the shards of one table of an index (shards) into
 // this run's table of that name, unchanged, under their carried names
 // (see IndexTables): an update or a recluster keeps the rows of a table
-// that only grows without rewriting them.
-func CarryShards(s beam.Scope, shards []Shard, table string, cfg Config) {
-	if cfg.TempDir == "" || len(shards) == 0 {
+// that only grows without rewriting them. The copies go under tempDir.
+func CarryShards(s beam.Scope, shards []Shard, table, tempDir string) {
+	if tempDir == "" || len(shards) == 0 {
 		return
 	}
 	s = s.Scope("CarryShards")
 	var copies []shardCopy
 	for _, sh := range shards {
-		copies = append(copies, shardCopy{From: sh.Path, To: store.Join(cfg.TempDir, table, sh.CarriedName)})
+		copies = append(copies, shardCopy{From: sh.Path, To: store.Join(tempDir, table, sh.CarriedName)})
 	}
-	drain(s, beam.ParDo(s, copyShard, beam.Reshuffle(s, beam.CreateList(s, copies))))
+	drain(s, beam.ParDo(s, copyShard, spread(s, copies)))
 }
 
 // shardCopy is one file CarryShards copies.

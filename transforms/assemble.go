@@ -38,23 +38,26 @@ func init() {
 // Assemble takes the docs-table rows of Sketch and the assignments and
 // cluster stats of Cluster, all keyed by doc partition, joins them and
 // writes one docs shard and one clusters shard per partition under
-// Config.TempDir. In an update (Config.Index) the index's docs rows of
-// each partition are read from its docs shard there. It returns
+// place.TempDir. In an update (index, an update's Index) the index's docs
+// rows of each partition are read from its docs shard there. It returns
 // PCollection<string> of the shard files written.
-func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, cfg Config) beam.PCollection {
+func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, index IndexTables, place Placement) beam.PCollection {
 	s = s.Scope("Assemble")
-	if cfg.Index.Partitions > 0 {
-		meta = beam.Flatten(s, meta, everyPartition(s, cfg))
+	if index.Partitions > 0 {
+		meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
 	}
 	joined := beam.CoGroupByKey(s, meta, assignments, stats)
-	files := beam.ParDo(s, &assembleFn{Cfg: cfg}, joined)
+	files := beam.ParDo(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir, Lanes: place.Lanes}, joined)
 	drain(s, files)
 	return files
 }
 
 type assembleFn struct {
-	Cfg   Config
-	lanes lanes[func(string)]
+	Index      []Shard // the index's docs shards, in an update
+	Partitions int
+	TempDir    string
+	Lanes      int
+	lanes      lanes[func(string)]
 }
 
 func (f *assembleFn) StartBundle(ctx context.Context, emit func(string)) { f.lanes.reset() }
@@ -70,7 +73,7 @@ var statusCounter = map[string]string{
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
 	metas, assigns, statsIt = hold(metas), hold(assigns), hold(statsIt)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, emit, outputTime, func() (laneOut[func(string)], error) {
+	return f.lanes.timed(ctx, f.Lanes, emit, outputTime, func() (laneOut[func(string)], error) {
 		files, tally, err := f.assemble(ctx, part, metas, assigns, statsIt)
 		return func(ctx context.Context, emit func(string)) error {
 			for _, name := range files {
@@ -93,14 +96,9 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	if err != nil {
 		return nil, nil, err
 	}
-	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix.Docs, part, f.Cfg.Partitions, tables.ReadDocMeta, func(d *tables.Doc, n int) int {
-			return packed.Partition(uint64(d.DocID), n)
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		docs = append(docs, old...) // their cluster columns unread: empty
+	// The index's rows, in an update: their cluster columns unread, empty.
+	if docs, err = appendIndexDocs(ctx, docs, f.Index, part, f.Partitions); err != nil {
+		return nil, nil, err
 	}
 	asg, err := decodeBatches(assigns, packed.AppendAssignments)
 	if err != nil {
@@ -118,14 +116,14 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	clusterRows := clusters.Rows(sts, docs)
 	var files []string
 	if len(docs) > 0 {
-		name := store.Join(f.Cfg.TempDir, tables.DocsTable, tables.ShardName(part))
+		name := store.Join(f.TempDir, tables.DocsTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, docs); err != nil {
 			return nil, nil, err
 		}
 		files = append(files, name)
 	}
 	if len(clusterRows) > 0 {
-		name := store.Join(f.Cfg.TempDir, tables.ClustersTable, tables.ShardName(part))
+		name := store.Join(f.TempDir, tables.ClustersTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, clusterRows); err != nil {
 			return nil, nil, err
 		}
@@ -152,23 +150,27 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	if err != nil {
 		return nil, nil, err
 	}
-	return files, counts, store.WriteFile(ctx, store.Join(f.Cfg.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
+	return files, counts, store.WriteFile(ctx, store.Join(f.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
 }
 
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair
 // partition, one pairs shard and one contained shard (the pairs where one
-// document is contained in the other at least at the policy's containment
-// threshold, policy.DefaultContained when it has none; none under
-// --pairs=linked with a resemblance-only policy, whose pairs table lacks
-// them) under Config.TempDir. It returns PCollection<string> of the shard files written.
-func WritePairs(s beam.Scope, rows beam.PCollection, cfg Config) beam.PCollection {
+// document is contained in the other at least at the containment
+// threshold of link's policy, policy.DefaultContained when it has none;
+// none under --pairs=linked with a resemblance-only policy, whose pairs
+// table lacks them) under tempDir. It returns PCollection<string> of the
+// shard files written.
+func WritePairs(s beam.Scope, rows beam.PCollection, link Linking, tempDir string) beam.PCollection {
 	s = s.Scope("WritePairs")
-	files := beam.ParDo(s, &writePairsFn{Cfg: cfg}, rows)
+	files := beam.ParDo(s, &writePairsFn{Linking: link, TempDir: tempDir}, rows)
 	drain(s, files)
 	return files
 }
 
-type writePairsFn struct{ Cfg Config }
+type writePairsFn struct {
+	Linking Linking // which contained rows there are
+	TempDir string
+}
 
 func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, emit func(string)) error {
 	defer outputTime.done(ctx, time.Now())
@@ -176,17 +178,17 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 	if err != nil {
 		return err
 	}
-	name := store.Join(f.Cfg.TempDir, tables.PairsTable, tables.ShardName(part))
+	name := store.Join(f.TempDir, tables.PairsTable, tables.ShardName(part))
 	if err := tables.Write(ctx, name, rows); err != nil {
 		return err
 	}
 	pairsWritten.Inc(ctx, int64(len(rows)))
 	emit(name)
-	if !f.Cfg.keepsContained() {
+	if !f.Linking.keepsContained() {
 		return nil
 	}
-	if contained := tables.ContainedRows(rows, f.Cfg.Policy.ContainedThreshold()); len(contained) > 0 {
-		name := store.Join(f.Cfg.TempDir, tables.ContainedTable, tables.ShardName(part))
+	if contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold()); len(contained) > 0 {
+		name := store.Join(f.TempDir, tables.ContainedTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, contained); err != nil {
 			return err
 		}

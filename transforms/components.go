@@ -43,31 +43,35 @@ func init() {
 // keyed by doc partition (to compare members with the kept document, and
 // for --clusters=centered). It finds the connected components of the links
 // (one worker's union-find, or large-star/small-star rounds over all
-// workers: Config.Components), attaches the copies, and summarizes each
-// cluster where its members meet. It returns assignments,
+// workers: clu.Components), attaches the copies, and summarizes each
+// cluster where its members meet (clu.Centered), writing the sketches
+// table under place.TempDir on the way. In an update (up) the index's
+// sketches of each doc partition are read there beside the new ones. It returns assignments,
 // PCollection<KV<int, []byte>> of packed.Assignment batches keyed by doc
 // partition, one for every document in a cluster, and stats,
 // PCollection<KV<int, []byte>> of packed.ClusterStat batches keyed by the
 // doc partition of its kept document. Each cluster is named by its
 // smallest doc ID, whatever the order of the edges or the way chosen; the
 // figures of the way chosen go to the manifest.
-func Components(s beam.Scope, cfg Config, links, copies, ranks, reps beam.PCollection) (assignments, stats beam.PCollection) {
+func Components(s beam.Scope, links, copies, ranks, reps beam.PCollection, clu Clustering, up Update, place Placement) (assignments, stats beam.PCollection) {
 	s = s.Scope("Components")
+	parts := place.Partitions
 	var labels, tallies beam.PCollection
-	if cfg.Components == settings.ComponentsDistributed {
-		labels, tallies = starComponents(s, links, cfg)
+	if clu.Components == settings.ComponentsDistributed {
+		labels, tallies = starComponents(s, links, clu.ComponentRounds, parts)
 	} else {
-		labels, tallies = beam.ParDo2(s, &unionFindFn{Cfg: cfg}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
+		labels, tallies = beam.ParDo2(s, &unionFindFn{Partitions: parts}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
 	}
-	if cfg.Index.Partitions > 0 {
+	if up.on() {
 		// An update: attachFn reads the index's sketches of each
 		// partition beside the new ones.
-		reps = beam.Flatten(s, reps, everyPartition(s, cfg))
+		reps = beam.Flatten(s, reps, everyPartition(s, parts))
 	}
-	members, clinks := beam.ParDo2(s, &attachFn{Cfg: cfg}, beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
-	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Cfg: cfg}, beam.CoGroupByKey(s, members, clinks))
-	if cfg.TempDir != "" { // tests without an output folder have nowhere to put them
-		writeTallies(s, "components", cfg, tallies, summary)
+	members, clinks := beam.ParDo2(s, &attachFn{FirstNewDoc: up.FirstNewDoc, Index: up.Index.Sketches, Partitions: parts, TempDir: place.TempDir, Lanes: place.Lanes},
+		beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
+	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Clustering: clu, Partitions: parts}, beam.CoGroupByKey(s, members, clinks))
+	if place.TempDir != "" { // tests without an output folder have nowhere to put them
+		writeTallies(s, "components", place.TempDir, tallies, summary)
 	}
 	return assignments, stats
 }
@@ -82,7 +86,7 @@ func node(doc uint64) uint64 { return fingerprint.Mix(doc) }
 func toKeyZero(_ int, b []byte) (int, []byte) { return 0, b }
 
 // unionFindFn is the single-worker way: every link in one union-find.
-type unionFindFn struct{ Cfg Config }
+type unionFindFn struct{ Partitions int }
 
 func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -100,8 +104,8 @@ func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		return err
 	}
 	tally("components_max_worker_records", int64(len(arcs)))
-	out := newBatcher(ctx, "labels", f.Cfg.Partitions, emit) // one element: no bundle batcher needed
-	addLabels(out, f.Cfg.Partitions, components.Residual(arcs))
+	out := newBatcher(ctx, "labels", f.Partitions, emit) // one element: no bundle batcher needed
+	addLabels(out, f.Partitions, components.Residual(arcs))
 	out.flush()
 	return nil
 }
@@ -116,25 +120,25 @@ func addLabels(out *batcher, parts int, labels []components.Label) {
 }
 
 // starComponents is the distributed way (package components): the links
-// routed to their nodes' partitions, Config.ComponentRounds rounds of
-// large-star and small-star, each a shuffle of the edges by node
+// routed to their nodes' partitions (of parts), the given number of rounds
+// of large-star and small-star, each a shuffle of the edges by node
 // partition, then the finish: nodes classified, the residual union-find
 // on one worker, leaves relabelled by their roots. It returns the labels,
 // PCollection<KV<int, []byte>> of <doc, label> packed.Arc batches keyed by
 // doc partition, and the tallies of the rounds.
-func starComponents(s beam.Scope, links beam.PCollection, cfg Config) (labels, tallies beam.PCollection) {
+func starComponents(s beam.Scope, links beam.PCollection, rounds, parts int) (labels, tallies beam.PCollection) {
 	s = s.Scope("StarComponents")
-	edges := beam.ParDo(s, &starStartFn{Cfg: cfg}, beam.DropKey(s, links))
+	edges := beam.ParDo(s, &starStartFn{Rounds: rounds, Partitions: parts}, beam.DropKey(s, links))
 	var talls []beam.PCollection
-	for i := range cfg.ComponentRounds {
+	for i := range rounds {
 		var t beam.PCollection
 		rs := s.Scope(fmt.Sprintf("Round%02d", i))
-		edges, t = beam.ParDo2(rs, &starRoundFn{Cfg: cfg, Round: i}, beam.GroupByKey(rs, edges))
+		edges, t = beam.ParDo2(rs, &starRoundFn{Rounds: rounds, Round: i, Partitions: parts}, beam.GroupByKey(rs, edges))
 		talls = append(talls, t)
 	}
-	roots, leaves, residual, t := beam.ParDo4(s, &classifyFn{Cfg: cfg}, beam.GroupByKey(s, edges))
-	resid, rt := beam.ParDo2(s, &residualFn{Cfg: cfg}, beam.GroupByKey(s, residual))
-	labels = beam.ParDo(s, &relabelFn{Cfg: cfg}, beam.CoGroupByKey(s, roots, leaves, resid))
+	roots, leaves, residual, t := beam.ParDo4(s, &classifyFn{Partitions: parts}, beam.GroupByKey(s, edges))
+	resid, rt := beam.ParDo2(s, &residualFn{Partitions: parts}, beam.GroupByKey(s, residual))
+	labels = beam.ParDo(s, &relabelFn{Partitions: parts}, beam.CoGroupByKey(s, roots, leaves, resid))
 	return labels, beam.Flatten(s, append(talls, t, rt)...)
 }
 
@@ -159,8 +163,8 @@ func nextKind(i, rounds int) components.Round {
 }
 
 type starStartFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Rounds, Partitions int
+	bundleOut          // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *starStartFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
@@ -179,15 +183,15 @@ func (f *starStartFn) ProcessElement(ctx context.Context, batch []byte, emit fun
 			edges = append(edges, e)
 		}
 	}
-	routeEdges(f.bundle(ctx, "component_edges", f.Cfg.Partitions, emit), nextKind(-1, f.Cfg.ComponentRounds), edges, f.Cfg.Partitions)
+	routeEdges(f.bundle(ctx, "component_edges", f.Partitions, emit), nextKind(-1, f.Rounds), edges, f.Partitions)
 	return nil
 }
 
-// starRoundFn is round Round on one node partition.
+// starRoundFn is round Round of Rounds on one node partition.
 type starRoundFn struct {
-	Cfg   Config
-	Round int
-	out   *batcher
+	Rounds, Round int
+	Partitions    int
+	out           *batcher
 }
 
 func (f *starRoundFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
@@ -207,7 +211,7 @@ func (f *starRoundFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 	tally(fmt.Sprintf("components_round_%02d_records", f.Round), int64(len(in)))
 	tally("components_max_worker_records", int64(len(in)))
 	out := components.Step(components.Kind(f.Round), nil, in)
-	routeEdges(bundleBatcher(&f.out, ctx, "component_edges", f.Cfg.Partitions, emit), nextKind(f.Round, f.Cfg.ComponentRounds), out, f.Cfg.Partitions)
+	routeEdges(bundleBatcher(&f.out, ctx, "component_edges", f.Partitions, emit), nextKind(f.Round, f.Rounds), out, f.Partitions)
 	return nil
 }
 
@@ -218,7 +222,7 @@ func (f *starRoundFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 // its batchers for the bundle (see batcher): per element they would make
 // partitions² elements.
 type classifyFn struct {
-	Cfg                     Config
+	Partitions              int
 	roots, leaves, residual *batcher
 }
 
@@ -239,7 +243,7 @@ func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 		return err
 	}
 	tally("components_max_worker_records", int64(len(in)))
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	roots := bundleBatcher(&f.roots, ctx, "component_roots", parts, emitRoots)
 	leaves := bundleBatcher(&f.leaves, ctx, "component_leaves", parts, emitLeaves)
 	residual := bundleBatcher(&f.residual, ctx, "component_residual", 1, emitResidual)
@@ -261,7 +265,7 @@ func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 }
 
 // residualFn is the finish's union-find over what the rounds left.
-type residualFn struct{ Cfg Config }
+type residualFn struct{ Partitions int }
 
 func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
 	defer phase4Time.done(ctx, time.Now())
@@ -271,7 +275,7 @@ func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 	}
 	tally("components_residual_edges", int64(len(edges)))
 	tally("components_max_worker_records", int64(len(edges)))
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	out := newBatcher(ctx, "component_residual_labels", parts, emit)
 	for _, l := range components.Residual(edges) {
 		out.add(packed.Partition(l.Node, parts), packed.Arc{U: l.Node, V: l.Comp})
@@ -283,8 +287,8 @@ func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 // relabelFn is the finish on one node partition: its roots, their leaves
 // and the residual labels of its nodes become every node's label.
 type relabelFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt, residIt func(*[]byte) bool, emit func(int, []byte)) error {
@@ -311,22 +315,22 @@ func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt
 	}
 	var labels []components.Label
 	components.Relabel(roots, leaves, resid, func(l components.Label) { labels = append(labels, l) })
-	addLabels(f.bundle(ctx, "labels", f.Cfg.Partitions, emit), f.Cfg.Partitions, labels)
+	addLabels(f.bundle(ctx, "labels", f.Partitions, emit), f.Partitions, labels)
 	return nil
 }
 
-// writeSketches writes the sketches table's shard of one doc partition:
-// every representative's sketch, which attachFn holds anyway (the name is
-// fixed by the partition, so a retried bundle rewrites the same file). In
-// an update it writes the new documents' only: the index's shards are
-// carried over (CarryShards).
-func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sketch) error {
-	if cfg.TempDir == "" {
+// writeSketches writes the sketches table's shard of one doc partition
+// under tempDir: every representative's sketch, which attachFn holds
+// anyway (the name is fixed by the partition, so a retried bundle
+// rewrites the same file). In an update it writes the new documents' only
+// (from firstNewDoc): the index's shards are carried over (CarryShards).
+func writeSketches(ctx context.Context, tempDir string, firstNewDoc uint64, part int, reps []packed.Sketch) error {
+	if tempDir == "" {
 		return nil
 	}
 	var rows []tables.Sketch
 	for _, r := range reps {
-		if r.Doc < cfg.FirstNewDoc {
+		if r.Doc < firstNewDoc {
 			continue
 		}
 		row := tables.Sketch{DocID: int64(r.Doc), IdentityKey: int64(r.Key), Sketch: make([]int64, len(r.Values))}
@@ -339,14 +343,18 @@ func writeSketches(ctx context.Context, cfg Config, part int, reps []packed.Sket
 		return nil
 	}
 	slices.SortFunc(rows, func(x, y tables.Sketch) int { return cmp.Compare(x.DocID, y.DocID) })
-	return tables.Write(ctx, store.Join(cfg.TempDir, tables.SketchesTable, tables.ShardName(part)), rows)
+	return tables.Write(ctx, store.Join(tempDir, tables.SketchesTable, tables.ShardName(part)), rows)
 }
 
 // attachFn meets, on one doc partition, the labels of its documents, the
 // links from them, the copies of them and their ranks, and sends members and links to
 // their component's partition.
 type attachFn struct {
-	Cfg            Config
+	FirstNewDoc    uint64
+	Index          []Shard // the index's sketches shards, in an update
+	Partitions     int
+	TempDir        string
+	Lanes          int
 	members, links *batcher // the bundle's
 	lanes          lanes[[2]func(int, []byte)]
 }
@@ -367,10 +375,10 @@ func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func
 
 func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
 	labelsIt, linksIt, copiesIt, ranksIt, repsIt = hold(labelsIt), hold(linksIt), hold(copiesIt), hold(ranksIt), hold(repsIt)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
+	return f.lanes.timed(ctx, f.Lanes, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
 		members, clinks, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
 		return func(ctx context.Context, emit [2]func(int, []byte)) error {
-			parts := f.Cfg.Partitions
+			parts := f.Partitions
 			mo := bundleBatcher(&f.members, ctx, "members", parts, emit[0])
 			for _, m := range members {
 				mo.add(packed.Partition(m.Comp, parts), m)
@@ -407,18 +415,10 @@ func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copi
 	if err != nil {
 		return nil, nil, err
 	}
-	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix.Sketches, part, f.Cfg.Partitions, tables.ReadSketches, func(r *tables.Sketch, n int) int {
-			return packed.Partition(uint64(r.DocID), n)
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, r := range old {
-			reps = append(reps, sketchOf(r))
-		}
+	if reps, err = appendIndexSketches(ctx, reps, f.Index, part, f.Partitions); err != nil {
+		return nil, nil, err
 	}
-	if err := writeSketches(ctx, f.Cfg, part, reps); err != nil {
+	if err := writeSketches(ctx, f.TempDir, f.FirstNewDoc, part, reps); err != nil {
 		return nil, nil, err
 	}
 	members, clinks := clusters.Attach(labels, links, copies, ranks, reps, node)
@@ -428,7 +428,8 @@ func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copi
 // summarizeFn makes, on one component partition, the assignments and
 // statistics of its clusters.
 type summarizeFn struct {
-	Cfg           Config
+	Clustering    Clustering
+	Partitions    int
 	assign, stats *batcher // the bundle's
 }
 
@@ -451,8 +452,8 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 	if err != nil {
 		return err
 	}
-	assign, stats := clusters.Summarize(members, links, f.Cfg.summaryOptions())
-	parts := f.Cfg.Partitions
+	assign, stats := clusters.Summarize(members, links, f.Clustering.summaryOptions())
+	parts := f.Partitions
 	ao := bundleBatcher(&f.assign, ctx, "assignments", parts, emitAssign)
 	for _, a := range assign {
 		ao.add(packed.Partition(a.Doc, parts), a)
@@ -472,11 +473,11 @@ func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, link
 // summaryOptions is how clusters are made of components: members compared
 // with the kept document by their sketches, and centred on it under
 // --clusters=centered.
-func (cfg Config) summaryOptions() clusters.Options {
-	spec := cfg.Sketch
+func (c Clustering) summaryOptions() clusters.Options {
+	spec := c.Sketch
 	opt := clusters.Options{Estimate: func(a, b []uint64) policy.Estimates { return clusters.EstimateSketches(a, b, spec) }}
-	if cfg.Centered {
-		pol := cfg.Policy
+	if c.Centered {
+		pol := c.Policy
 		opt.Centered = &pol
 	}
 	return opt

@@ -3,7 +3,14 @@
 // identical-document shortcut), ShingleMerge (phase 2), PairCount (phase 3)
 // and Cluster (phase 4), plus ReadSplits before them and Assemble after.
 // The algorithms live in plain Go packages (canon, shingle, sketch,
-// unionfind); these transforms only move their inputs and outputs.
+// unionfind, clusters); these transforms only move their inputs and
+// outputs.
+//
+// Each composite takes only the settings it reads: the algorithm's values
+// (a sketch.Spec, a policy.Policy, or one of the small structs below) and,
+// of the run's plumbing, what its DoFns need to place their work
+// (Placement) and, in an update, to read the index (Update). They travel
+// inside the DoFns, so all their fields are exported and plain.
 //
 // Every shuffle carries packed batches keyed by a hash partition, never one
 // element per shingle or per pair: see package packed.
@@ -12,47 +19,127 @@ package transforms
 import (
 	"math"
 
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/simjoin"
 	"github.com/neardup/neardup/similarity/sketch"
 )
 
-// Config is what every phase needs to know: the user's settings (see
-// package settings) and the run's plumbing. It travels inside the DoFns,
-// so all its fields are exported and plain.
+// Config is a run as the launcher hands it around: the user's settings
+// (see package settings) and the run's plumbing. No composite takes it
+// whole: the pipelines give each the parts it reads (Candidates, Linking,
+// Clustering, and Plumbing's parts).
 type Config struct {
 	settings.Config
 	Plumbing
 }
 
 // Plumbing is what the launcher works out for a run, beside the user's
-// settings: where shards go, how the work is cut, and in an update what
-// the index holds. None of it changes what is written.
+// settings: where shards go, how the work is cut, in an update what the
+// index holds, and the sweeps. None of it changes what is written.
 type Plumbing struct {
-	Partitions int // hash partitions of every shuffle
-	// FirstNewDoc, in an update, is the first doc ID of the new input:
-	// documents below it are the index's, and phase 3 leaves their pairs
-	// among themselves to the index's pairs table (0: a full run).
-	FirstNewDoc uint64
-	// Index, in an update, names the index's table shards by partition,
-	// which the keyed steps read beside the new documents' records of the
-	// same partition (zero: a full run).
-	Index IndexTables
+	Placement
+	Update
+	SweepSpan
 	// CarryPairs, in an update under the index's policy, carries over the
 	// index's pairs shards whose rows all stay (see IndexPairs).
 	CarryPairs bool
-	// LatestSweep is the latest sweep of all the output's documents (an
-	// update's index may hold earlier ones), and MultiSweep whether they
-	// come from more than one, when Sweeps lists the lost URLs.
-	LatestSweep string
-	MultiSweep  bool
-	TempDir     string // where table shards are written before the launcher publishes them
+}
+
+// Placement is what a composite's DoFns need to place their work: the
+// partitions they key records by, the folder their shards go to and how
+// many elements of a bundle they work on at once.
+type Placement struct {
+	Partitions int // hash partitions of every shuffle
+	// TempDir is where table shards are written before the launcher
+	// publishes them ("": nowhere, in the transforms' tests).
+	TempDir string
 	// Lanes is how many elements of a bundle a keyed step works on at
 	// once (see lanes): the cores, where the launcher runs the workers
 	// itself on the embedded runner; 1 elsewhere. It never changes what
 	// is written.
 	Lanes int
+}
+
+// Update is what an update's keyed steps know of its index. The zero
+// Update is a full run's and a recluster's: no index.
+type Update struct {
+	// FirstNewDoc is the first doc ID of the new input: documents below
+	// it are the index's, and phase 3 leaves their pairs among
+	// themselves to the index's pairs table.
+	FirstNewDoc uint64
+	// Index names the index's table shards by partition, which the keyed
+	// steps read beside the new documents' records of the same partition.
+	Index IndexTables
+}
+
+// on reports whether there is an index: an update.
+func (u Update) on() bool { return u.Index.Partitions > 0 }
+
+// SweepSpan is the sweeps the output's documents come from: the latest
+// of them (an update's index may hold earlier ones), and whether there is
+// more than one, when Sweeps lists the lost URLs.
+type SweepSpan struct {
+	LatestSweep string
+	MultiSweep  bool
+}
+
+// Candidates is how candidate pairs are found (settings.Config.Mode): what
+// Identical posts of each representative, which shingles (or
+// super-shingles) phase 2 drops as too common, and how SiteTemplates makes
+// a sketch's super-shingles again.
+type Candidates struct {
+	Mode settings.Mode
+	// Sketch is what the postings are values of: MIN_s postings carry
+	// their ranks, and super-shingle candidates are counted on it.
+	Sketch         sketch.Spec
+	MaxShingleDocs int // a shingle in more documents is dropped (see maxShingleDocs)
+	// SuperSize and Seed make a super-shingle of every SuperSize sketch
+	// values (Broder's, fingerprinted with Seed), in super-shingle mode.
+	SuperSize int
+	Seed      uint64
+}
+
+// Candidates is c's Candidates.
+func (c Config) Candidates() Candidates {
+	return Candidates{Mode: c.Mode, Sketch: c.Sketch, MaxShingleDocs: c.MaxShingleDocs, SuperSize: c.SuperSize, Seed: c.Seed}
+}
+
+// maxShingleDocs is how many documents a shingle may be in before phase 2
+// drops it as too common: none is dropped from the exact join.
+func (c Candidates) maxShingleDocs() int {
+	if c.Mode == settings.ModeExact {
+		return math.MaxInt
+	}
+	return c.MaxShingleDocs
+}
+
+// Linking is which counted pairs link and which the pairs table keeps:
+// phase 4's estimates, the policy and the verification, and so which
+// pairs phase 3 may skip as unable to link.
+type Linking struct {
+	Policy policy.Policy
+	Sketch sketch.Spec // what the counts estimate (clusters.Estimate)
+	// Verification is what every candidate is checked on besides the
+	// sketch (settings.Config.Verification): VerifyBloom, VerifyExact,
+	// or "" when the whole feature sets are not consulted.
+	Verification settings.Verify
+	// LinksAll is settings.Config.LinksAll: super-shingle candidates
+	// link without any check.
+	LinksAll bool
+	// Exact is the exact join (settings.ModeExact): its figures are
+	// exact, and its postings are prefixes phase 3 filters by position.
+	Exact bool
+	// LinkedOnly (--pairs=linked) narrows the pairs table to the linked
+	// pairs.
+	LinkedOnly bool
+}
+
+// Linking is c's Linking.
+func (c Config) Linking() Linking {
+	return Linking{Policy: c.Policy, Sketch: c.Sketch, Verification: c.Verification(), LinksAll: c.LinksAll(),
+		Exact: c.Mode == settings.ModeExact, LinkedOnly: c.LinkedOnly}
 }
 
 // sizesMayLink reports whether a pair of documents with these sketch sizes
@@ -64,33 +151,43 @@ type Plumbing struct {
 // whole sets, which the sketch sizes only estimate. Containment has no such bound (a small
 // document may lie wholly inside a large one), nor do MIN_s and MinHash
 // sketches, whose sizes do not follow the documents'.
-func (cfg Config) sizesMayLink(a, b uint32) bool {
-	if !cfg.LinkedOnly || cfg.Sketch.Kind != sketch.Mod || cfg.Policy.Containment > 0 || cfg.Verification() != "" {
+func (l Linking) sizesMayLink(a, b uint32) bool {
+	if !l.LinkedOnly || l.Sketch.Kind != sketch.Mod || l.Policy.Containment > 0 || l.Verification != "" {
 		return true
 	}
 	lo, hi := min(a, b), max(a, b)
-	return sketch.ModResemblance(int(lo), int(lo), int(hi)) >= cfg.Policy.Resemblance
+	return sketch.ModResemblance(int(lo), int(lo), int(hi)) >= l.Policy.Resemblance
 }
 
 // prefixesMayLink reports, under Exact, whether two documents that share
 // the prefix feature of postings a and b may reach the threshold (see
 // simjoin.PositionMayMatch); always true otherwise.
-func (cfg Config) prefixesMayLink(a, b packed.Posting) bool {
-	return cfg.Mode != settings.ModeExact || simjoin.PositionMayMatch(cfg.Policy.Resemblance, int(a.Size), int(b.Size), int(a.Rank), int(b.Rank))
-}
-
-// maxShingleDocs is how many documents a shingle may be in before phase 2
-// drops it as too common: none is dropped from the exact join.
-func (cfg Config) maxShingleDocs() int {
-	if cfg.Mode == settings.ModeExact {
-		return math.MaxInt
-	}
-	return cfg.MaxShingleDocs
+func (l Linking) prefixesMayLink(a, b packed.Posting) bool {
+	return !l.Exact || simjoin.PositionMayMatch(l.Policy.Resemblance, int(a.Size), int(b.Size), int(a.Rank), int(b.Rank))
 }
 
 // keepsContained reports whether the contained table is written: always,
 // unless LinkedOnly leaves the pairs table without the unlinked pairs a
 // resemblance-only policy's contained table is made of.
-func (cfg Config) keepsContained() bool {
-	return !cfg.LinkedOnly || cfg.Policy.Containment > 0
+func (l Linking) keepsContained() bool {
+	return !l.LinkedOnly || l.Policy.Containment > 0
+}
+
+// Clustering is how phase 4 makes clusters of the links.
+type Clustering struct {
+	// Components is how the connected components are found:
+	// settings.ComponentsSingle or ComponentsDistributed (the launcher
+	// resolves ComponentsAuto), the latter in ComponentRounds rounds.
+	Components      string
+	ComponentRounds int
+	Sketch          sketch.Spec // each member is compared with its cluster's kept document by their sketches
+	// Centered (--clusters=centered) splits off the members that do not
+	// meet Policy against their cluster's kept document.
+	Centered bool
+	Policy   policy.Policy
+}
+
+// Clustering is c's Clustering.
+func (c Config) Clustering() Clustering {
+	return Clustering{Components: c.Components, ComponentRounds: c.ComponentRounds, Sketch: c.Sketch, Centered: c.Centered, Policy: c.Policy}
 }

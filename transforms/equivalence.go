@@ -26,15 +26,15 @@ func (k packedKey) Append(b []byte) []byte { return binary.LittleEndian.AppendUi
 // whichever level the identical shortcut uses. It takes the equiv output of
 // Sketch, keyed by level*partitions + fingerprint partition, and only
 // bumps counters (equivalent_<level>_groups, equivalent_<level>_copies).
-func EquivalenceCounts(s beam.Scope, equiv beam.PCollection, cfg Config) {
+func EquivalenceCounts(s beam.Scope, equiv beam.PCollection, partitions int) {
 	s = s.Scope("EquivalenceCounts")
-	drain(s, beam.ParDo(s, &equivalenceCountFn{Cfg: cfg}, beam.GroupByKey(s, equiv)))
+	drain(s, beam.ParDo(s, &equivalenceCountFn{Partitions: partitions}, beam.GroupByKey(s, equiv)))
 }
 
-type equivalenceCountFn struct{ Cfg Config }
+type equivalenceCountFn struct{ Partitions int }
 
 func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(string)) error {
-	level := key / f.Cfg.Partitions
+	level := key / f.Partitions
 	if level < 0 || level >= len(settings.Equivalences) {
 		return fmt.Errorf("equivalence key %d out of range", key)
 	}

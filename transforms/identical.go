@@ -27,28 +27,33 @@ func init() {
 
 // Identical is Broder's identical-document shortcut. It takes the sketches
 // of Sketch, groups documents by the fingerprint that decides identity (the
-// raw content; with Config.Equivalence lexical the canonical token stream;
-// with shingle the sketch, falling back to the token stream for documents
-// with an empty sketch, which are not all alike) and keeps
-// the lowest doc ID of each group as its representative. It returns
-// postings, PCollection<KV<int, []byte>> of the representatives' packed.Posting
-// batches keyed by shingle partition (the input of phase 2; in super-shingle
-// mode their super-shingles instead); copies, PCollection<KV<int, []byte>>
-// of packed.Edge batches (Copy set) joining each skipped copy to its
-// representative, keyed by the representative's doc partition; and reps,
-// PCollection<KV<int, []byte>> of the representatives' packed.Sketch
-// batches keyed by doc partition: for the super-shingles' sketch join, the
-// sketches table and each cluster's resemblances to its kept document.
-func Identical(s beam.Scope, sketches beam.PCollection, cfg Config) (postings, copies, reps beam.PCollection) {
+// raw content; with --equivalence=lexical the canonical token stream; with
+// shingle the sketch, falling back to the token stream for documents with
+// an empty sketch, which are not all alike) and keeps the lowest doc ID of
+// each group as its representative. It returns postings,
+// PCollection<KV<int, []byte>> of the representatives' packed.Posting
+// batches keyed by shingle partition (the input of phase 2, as cand's mode
+// and sketch have them; in super-shingle mode their super-shingles
+// instead); copies, PCollection<KV<int, []byte>> of packed.Edge batches
+// (Copy set) joining each skipped copy to its representative, keyed by the
+// representative's doc partition; and reps, PCollection<KV<int, []byte>>
+// of the representatives' packed.Sketch batches keyed by doc partition:
+// for the super-shingles' sketch join, the sketches table and each
+// cluster's resemblances to its kept document. In an update, the
+// representatives below firstNewDoc are the index's (see IndexKeys): they
+// only gather their new copies.
+func Identical(s beam.Scope, sketches beam.PCollection, cand Candidates, firstNewDoc uint64, place Placement) (postings, copies, reps beam.PCollection) {
 	s = s.Scope("Identical")
 	grouped := beam.GroupByKey(s, sketches)
-	outs := beam.ParDoN(s, &identicalFn{Cfg: cfg}, grouped)
-	writeTallies(s, "identical", cfg, outs[3])
+	outs := beam.ParDoN(s, &identicalFn{Candidates: cand, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, grouped)
+	writeTallies(s, "identical", place.TempDir, outs[3])
 	return outs[0], outs[1], outs[2]
 }
 
 type identicalFn struct {
-	Cfg Config
+	Candidates  Candidates
+	FirstNewDoc uint64
+	Partitions  int
 	// The batchers of the current bundle (see batcher on why per bundle).
 	postings, copies, repSketches *batcher
 }
@@ -70,9 +75,9 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		return err
 	}
 	packed.SortSketches(all)
-	postings := bundleBatcher(&f.postings, ctx, "postings", f.Cfg.Partitions, emitPostings)
-	copies := bundleBatcher(&f.copies, ctx, "copies", f.Cfg.Partitions, emitCopies)
-	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Cfg.Partitions, emitReps)
+	postings := bundleBatcher(&f.postings, ctx, "postings", f.Partitions, emitPostings)
+	copies := bundleBatcher(&f.copies, ctx, "copies", f.Partitions, emitCopies)
+	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Partitions, emitReps)
 	var groups, skipped, reps int64
 	for i := 0; i < len(all); {
 		j := i + 1
@@ -84,15 +89,15 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 		// In an update, an index representative (IndexKeys) has its
 		// sketch and postings in the index's tables: it only gathers
 		// its new copies.
-		if old := f.Cfg.FirstNewDoc > 0 && rep.Doc < f.Cfg.FirstNewDoc; !old {
-			repSketches.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Sketch{Key: rep.Key, Doc: rep.Doc, Values: rep.Values})
+		if old := f.FirstNewDoc > 0 && rep.Doc < f.FirstNewDoc; !old {
+			repSketches.add(packed.Partition(rep.Doc, f.Partitions), packed.Sketch{Key: rep.Key, Doc: rep.Doc, Values: rep.Values})
 			f.addPostings(postings, rep)
 		}
 		if j-i > 1 {
 			groups++
 			skipped += int64(j - i - 1)
 			for _, c := range all[i+1 : j] {
-				copies.add(packed.Partition(rep.Doc, f.Cfg.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Rank: c.Rank, Copy: true})
+				copies.add(packed.Partition(rep.Doc, f.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Rank: c.Rank, Copy: true})
 			}
 		}
 		i = j
@@ -111,16 +116,16 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 // addPostings adds a representative's postings (in super-shingle mode its
 // super-shingles) to the batcher.
 func (f *identicalFn) addPostings(postings *batcher, rep packed.Sketch) {
-	if f.Cfg.Mode == settings.ModeSuperShingle {
+	if f.Candidates.Mode == settings.ModeSuperShingle {
 		for _, v := range rep.Supers {
-			postings.add(packed.Partition(v, f.Cfg.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
+			postings.add(packed.Partition(v, f.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})
 		}
 		return
 	}
-	rankSketch := f.Cfg.Sketch.Kind == sketch.Min || f.Cfg.Mode == settings.ModeExact
+	rankSketch := f.Candidates.Sketch.Kind == sketch.Min || f.Candidates.Mode == settings.ModeExact
 	for r, v := range rep.Values {
 		p := packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))}
-		if f.Cfg.Mode == settings.ModeExact {
+		if f.Candidates.Mode == settings.ModeExact {
 			// The whole set's size, and the position in its prefix
 			// (capped: a smaller position only loosens the positional
 			// filter), for phase 3's length and positional filters.
@@ -129,6 +134,6 @@ func (f *identicalFn) addPostings(postings *batcher, rep packed.Sketch) {
 		if rankSketch {
 			p.Rank = uint16(min(r, math.MaxUint16))
 		}
-		postings.add(packed.Partition(v, f.Cfg.Partitions), p)
+		postings.add(packed.Partition(v, f.Partitions), p)
 	}
 }

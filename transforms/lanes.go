@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// lanes runs the work of a bundle's elements on up to Config.Lanes
+// lanes runs the work of a bundle's elements on up to Placement.Lanes
 // goroutines at once, and what each element emits on the bundle's own
 // goroutine, in the elements' order.
 //
@@ -18,7 +18,7 @@ import (
 // one core however many the machine has (measured: Assemble's 19
 // partitions of an update, 1.08 s busy in 1.08 s of wall time on 2 cores).
 // Other runners spread keys over workers and bundles themselves, so
-// there the launcher leaves Config.Lanes at 1: work runs inline, as before.
+// there the launcher leaves Placement.Lanes at 1: work runs inline, as before.
 //
 // A DoFn reads its element's iterators on the bundle's goroutine (they
 // are valid only during the call: see hold), hands the rest to do as

@@ -29,17 +29,22 @@ func init() {
 // pair partition, summing the counts. It returns PCollection<KV<int,
 // []byte>>: per pair partition, the merged packed.Pair records sorted by
 // (A, B), with Count the number of shared sketch shingles and, for MIN_s
-// sketches, MinShared the numerator of Broder's estimate.
-func PairCount(s beam.Scope, lists beam.PCollection, cfg Config) beam.PCollection {
+// sketches (link.Sketch), MinShared the numerator of Broder's estimate.
+// It skips the pairs that cannot link under link (see sizesMayLink and
+// prefixesMayLink), and in an update those of two documents below
+// firstNewDoc, which are the index's.
+func PairCount(s beam.Scope, lists beam.PCollection, link Linking, firstNewDoc uint64, place Placement) beam.PCollection {
 	s = s.Scope("PairCount")
-	triplets := beam.ParDo(s, &expandPairsFn{Cfg: cfg}, lists)
+	triplets := beam.ParDo(s, &expandPairsFn{Linking: link, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, lists)
 	grouped := beam.GroupByKey(s, triplets)
-	return beam.ParDo(s, &mergePairsFn{Cfg: cfg}, grouped)
+	return beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes}, grouped)
 }
 
 type expandPairsFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Linking     Linking // which pairs may link
+	FirstNewDoc uint64
+	Partitions  int
+	bundleOut   // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
@@ -47,7 +52,7 @@ func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit f
 }
 
 // expand emits the triplets of one batch of lists. In an update
-// (Config.FirstNewDoc) it skips the pairs of two index documents unless
+// (FirstNewDoc) it skips the pairs of two index documents unless
 // both are in recount (nil: none).
 func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[uint64]bool, emit func(int, []byte)) error {
 	defer phase3Time.done(ctx, time.Now())
@@ -55,7 +60,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 	if err != nil {
 		return err
 	}
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	byPart := make([][]packed.Pair, parts)
 	var n, skipped int64
 	for i := 0; i < len(lists); {
@@ -66,7 +71,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 		docs := lists[i:j] // sorted by doc, so a < b below
 		for x := range docs {
 			y := x + 1
-			first := f.Cfg.FirstNewDoc
+			first := f.FirstNewDoc
 			if first > 0 && docs[x].Doc < first && !recount[docs[x].Doc] {
 				// An update: the index's pairs among its own
 				// documents are in its pairs table.
@@ -79,7 +84,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 				if first > 0 && b.Doc < first && !recount[b.Doc] {
 					continue
 				}
-				if !f.Cfg.sizesMayLink(a.Size, b.Size) || !f.Cfg.prefixesMayLink(a, b) {
+				if !f.Linking.sizesMayLink(a.Size, b.Size) || !f.Linking.prefixesMayLink(a, b) {
 					skipped++
 					continue
 				}
@@ -96,7 +101,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 	// Summing here, before the shuffle, is the combiner of Broder's
 	// merge: MOD_m needs only counts. MIN_s needs each shared shingle's
 	// ranks, so its triplets travel as they are.
-	combine := f.Cfg.Sketch.Kind != sketch.Min
+	combine := f.Linking.Sketch.Kind != sketch.Min
 	out := f.bundle(ctx, "pairs", parts, emit)
 	for p, pairs := range byPart {
 		if combine {
@@ -125,8 +130,9 @@ func mergeCounts(pairs []packed.Pair) []packed.Pair {
 }
 
 type mergePairsFn struct {
-	Cfg   Config
-	lanes lanes[func(int, []byte)]
+	Sketch sketch.Spec // MIN_s pairs are merged by their shared shingles' ranks
+	Lanes  int
+	lanes  lanes[func(int, []byte)]
 }
 
 func (f *mergePairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
@@ -137,7 +143,7 @@ func (f *mergePairsFn) FinishBundle(ctx context.Context, emit func(int, []byte))
 
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	batches = hold(batches)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
+	return f.lanes.timed(ctx, f.Lanes, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
 		out, n, err := f.merge(batches)
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			pairsCounted.Inc(ctx, n)
@@ -158,7 +164,7 @@ func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) 
 	}
 	var out []byte
 	var n int64
-	if f.Cfg.Sketch.Kind == sketch.Min {
+	if f.Sketch.Kind == sketch.Min {
 		packed.SortPairs(all)
 		var ranks [][2]uint16
 		for i := 0; i < len(all); {
@@ -172,7 +178,7 @@ func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) 
 			}
 			p := all[i]
 			p.Count = uint32(j - i)
-			p.MinShared = uint32(sketch.MinSharedInUnion(ranks, f.Cfg.Sketch.N))
+			p.MinShared = uint32(sketch.MinSharedInUnion(ranks, f.Sketch.N))
 			p.RankA, p.RankB = 0, 0
 			out = p.Append(out)
 			n++

@@ -31,32 +31,38 @@ func init() {
 
 // ReadSplits takes the matched input files (in sorted order) and returns a
 // PCollection<crawl.Split>, one element per row group, redistributed so that
-// the row groups of one large file are read by every worker.
-func ReadSplits(s beam.Scope, files []string, cfg Config) beam.PCollection {
+// the row groups of one large file are read by every worker. cols are the
+// columns read; with skipBad, a file that cannot be read is recorded under
+// tempDir for the manifest instead of failing the run.
+func ReadSplits(s beam.Scope, files []string, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
 	in := make([]InputFile, len(files))
 	for i, f := range files {
 		in[i] = InputFile{Index: i, Path: f}
 	}
-	return ReadSplitsOf(s, in, cfg)
+	return ReadSplitsOf(s, in, cols, skipBad, tempDir)
 }
 
 // ReadSplitsOf is ReadSplits for files whose positions (the high bits of
 // their doc IDs) are given: an update numbers its new files after the
 // index's.
-func ReadSplitsOf(s beam.Scope, in []InputFile, cfg Config) beam.PCollection {
+func ReadSplitsOf(s beam.Scope, in []InputFile, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
 	s = s.Scope("ReadSplits")
 	col := beam.CreateList(s, in)
-	splits := beam.ParDo(s, &splitFn{Cfg: cfg}, col)
+	splits := beam.ParDo(s, &splitFn{Columns: cols, SkipBadFiles: skipBad, TempDir: tempDir}, col)
 	return beam.Reshuffle(s, splits)
 }
 
-type splitFn struct{ Cfg Config }
+type splitFn struct {
+	Columns      crawl.Columns
+	SkipBadFiles bool
+	TempDir      string
+}
 
 func (f *splitFn) ProcessElement(ctx context.Context, in InputFile, emit func(crawl.Split)) error {
-	splits, err := crawl.Splits(ctx, in.Index, in.Path, f.Cfg.Columns)
+	splits, err := crawl.Splits(ctx, in.Index, in.Path, f.Columns)
 	if err != nil {
-		if f.Cfg.SkipBadFiles {
-			return recordBadFile(ctx, f.Cfg.TempDir, crawl.Split{FileIndex: in.Index, Path: in.Path, RowGroup: -1}, err)
+		if f.SkipBadFiles {
+			return recordBadFile(ctx, f.TempDir, crawl.Split{FileIndex: in.Index, Path: in.Path, RowGroup: -1}, err)
 		}
 		return err
 	}

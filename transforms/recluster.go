@@ -18,7 +18,6 @@ import (
 func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
 	register.DoFn6x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readDocsFn{})
-	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readSketchesFn{})
 	register.DoFn3x1[context.Context, InputFile, func(int, []byte), error](&scoreRanksFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&rankCopiesFn{})
 }
@@ -27,28 +26,22 @@ func init() {
 // recluster: Broder's "repeat the final phase for each policy". It takes
 // the pairs shards of an earlier run and returns pairRows, PCollection<KV<int,
 // []byte>> of pairs-table rows per shard with linked decided by
-// Config.Policy, and links, PCollection<KV<int, []byte>> of packed.Edge
-// batches keyed by the doc partition of A, for Components.
-func Relink(s beam.Scope, shards []string, cfg Config) (pairRows, links beam.PCollection) {
+// link.Policy (on the verified figures under link.Verification), and
+// links, PCollection<KV<int, []byte>> of packed.Edge batches keyed by the
+// doc partition of A (of partitions), for Components.
+func Relink(s beam.Scope, shards []string, link Linking, partitions int) (pairRows, links beam.PCollection) {
 	s = s.Scope("Relink")
 	in := make([]InputFile, len(shards))
 	for i, sh := range shards {
 		in[i] = InputFile{Index: i, Path: sh}
 	}
-	return beam.ParDo2(s, &relinkFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, in)))
+	return beam.ParDo2(s, &relinkFn{Linking: link, Partitions: partitions}, spread(s, in))
 }
 
 type relinkFn struct {
-	Cfg   Config
-	links *batcher // the bundle's (see batcher)
-}
-
-func (f *relinkFn) StartBundle(ctx context.Context, emitRows, emitLinks func(int, []byte)) {
-	f.links = nil
-}
-
-func (f *relinkFn) FinishBundle(ctx context.Context, emitRows, emitLinks func(int, []byte)) {
-	finishBatcher(&f.links, ctx, emitLinks)
+	Linking    Linking
+	Partitions int
+	linksOut
 }
 
 func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows, emitLinks func(int, []byte)) error {
@@ -57,13 +50,13 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	if err != nil {
 		return err
 	}
-	links := bundleBatcher(&f.links, ctx, "links", f.Cfg.Partitions, emitLinks)
+	links := bundleBatcher(&f.links, ctx, "links", f.Partitions, emitLinks)
 	kept := rows[:0]
 	var nLinks int64
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
 		le, linkRes := e, r.Resemblance
-		if v := f.Cfg.Verification(); v != "" {
+		if v := f.Linking.Verification; v != "" {
 			// A verified run links on its verified figures; a pair
 			// without them was proved below every policy it serves.
 			le = policy.Estimates{Shared: int(r.Shared)}
@@ -71,9 +64,9 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 				le.Resemblance, le.AInB, le.BInA, linkRes = res, aInB, bInA, res
 			}
 		}
-		r.Linked = f.Cfg.Policy.Links(le)
+		r.Linked = f.Linking.Policy.Links(le)
 		if r.Linked {
-			links.add(packed.Partition(uint64(r.DocA), f.Cfg.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: linkRes})
+			links.add(packed.Partition(uint64(r.DocA), f.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: linkRes})
 			nLinks++
 		}
 		if policy.Keep(e, r.Linked) || policy.Keep(le, r.Linked) {
@@ -98,19 +91,25 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // Sketch returns them), and copies, PCollection<KV<int, []byte>> of
 // packed.Edge batches keyed by the doc partition of the representative,
 // joining each identical copy to it (as Identical returns them); and ranks,
-// the documents' ranks under Config.Keep from the columns the docs table
-// holds (as Sketch returns them). Under --keep=max/min:COLUMN, which the
+// the documents' ranks under kp from the columns the docs table holds (as
+// Sketch returns them). Under --keep=max/min:COLUMN, which the
 // docs table cannot rank by, ranks is empty and copies are keyed by the
-// copy's own partition, for ScoreRanks and RankCopies.
-func ReadDocs(s beam.Scope, shards []string, cfg Config) (meta, copies, ranks beam.PCollection) {
+// copy's own partition, for ScoreRanks and RankCopies. In an update (up),
+// meta holds only the rows the lost and found needs: those of
+// span.LatestSweep when span.MultiSweep (Assemble reads the rest where
+// they are).
+func ReadDocs(s beam.Scope, shards []string, kp keep.Policy, span SweepSpan, up Update, place Placement) (meta, copies, ranks beam.PCollection) {
 	s = s.Scope("ReadDocs")
-	outs := beam.ParDoN(s, &readDocsFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
-	writeTallies(s, "docs", cfg, outs[3])
+	outs := beam.ParDoN(s, &readDocsFn{Keep: kp, SweepSpan: span, Updating: up.on(), Partitions: place.Partitions}, spread(s, shards))
+	writeTallies(s, "docs", place.TempDir, outs[3])
 	return outs[0], outs[1], outs[2]
 }
 
 type readDocsFn struct {
-	Cfg           Config
+	SweepSpan
+	Keep          keep.Policy
+	Updating      bool // an update's index, not a recluster's source
+	Partitions    int
 	copies, ranks *batcher // the bundle's (see batcher)
 }
 
@@ -127,31 +126,31 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	defer outputTime.done(ctx, time.Now())
 	var docs []tables.Doc
 	var err error
-	if f.Cfg.Index.Partitions > 0 {
+	if f.Updating {
 		// An update needs the copies only, and the columns that rank
 		// them or find the lost URLs' documents when it ranks or finds
 		// (the manifest's status counts come from Assemble, which reads
 		// the whole rows).
-		docs, err = tables.ReadCopies(ctx, shard, f.Cfg.Keep.Ranked() || f.Cfg.MultiSweep)
+		docs, err = tables.ReadCopies(ctx, shard, f.Keep.Ranked() || f.MultiSweep)
 	} else {
 		docs, err = tables.Read[tables.Doc](ctx, shard)
 	}
 	if err != nil {
 		return err
 	}
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	metas := make([][]tables.Doc, parts)
 	copies := bundleBatcher(&f.copies, ctx, "copies", parts, emitCopies)
 	ranks := bundleBatcher(&f.ranks, ctx, "ranks", parts, emitRanks)
 	// A rank by an input column comes from ScoreRanks instead, and each
 	// copy then goes to its own partition for RankCopies to rank it.
-	byColumn := f.Cfg.Keep.NeedsColumn() != ""
-	ranked := f.Cfg.Keep.Ranked() && !byColumn
+	byColumn := f.Keep.NeedsColumn() != ""
+	ranked := f.Keep.Ranked() && !byColumn
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
 		var r float64
 		if ranked && (d.Status == tables.StatusOK || d.Status == tables.StatusTooShort) {
-			r = f.Cfg.Keep.Rank(keep.Doc{Tokens: d.TokenCount, URL: deref(d.URL), Date: deref(d.Date)})
+			r = f.Keep.Rank(keep.Doc{Tokens: d.TokenCount, URL: deref(d.URL), Date: deref(d.Date)})
 			ranks.add(packed.Partition(uint64(d.DocID), parts), packed.Arc{U: uint64(d.DocID), V: math.Float64bits(r)})
 		}
 		if d.IdenticalTo != nil {
@@ -170,10 +169,10 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 		case tables.StatusTooShort:
 			nShort++
 		}
-		if f.Cfg.Index.Partitions > 0 {
+		if f.Updating {
 			// An update: Assemble reads the rows where they are; only
 			// the lost and found needs those of the latest sweep.
-			if !f.Cfg.MultiSweep || d.Sweep != f.Cfg.LatestSweep {
+			if !f.MultiSweep || d.Sweep != f.LatestSweep {
 				continue
 			}
 			d = tables.Doc{DocID: d.DocID, URL: d.URL, Sweep: d.Sweep}
@@ -203,66 +202,41 @@ func deref(s *string) string {
 
 // ReadSketches reads a stored sketches table for recluster. It takes the
 // sketches shards of an earlier run and returns PCollection<KV<int,
-// []byte>> of packed.Sketch batches keyed by doc partition (as Identical
-// returns the representatives' sketches).
-func ReadSketches(s beam.Scope, shards []string, cfg Config) beam.PCollection {
+// []byte>> of packed.Sketch batches keyed by doc partition (of partitions;
+// as Identical returns the representatives' sketches).
+func ReadSketches(s beam.Scope, shards []string, partitions int) beam.PCollection {
 	s = s.Scope("ReadSketches")
-	return beam.ParDo(s, &readSketchesFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, shards)))
+	return beam.ParDo(s, &readSketchesFn{Partitions: partitions}, spread(s, shards))
 }
 
-type readSketchesFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
-}
-
-func (f *readSketchesFn) ProcessElement(ctx context.Context, shard string, emit func(int, []byte)) error {
-	defer outputTime.done(ctx, time.Now())
-	rows, err := tables.ReadSketches(ctx, shard)
-	if err != nil {
-		return err
-	}
-	out := f.bundle(ctx, "rep_sketches", f.Cfg.Partitions, emit)
-	for _, r := range rows {
-		out.add(packed.Partition(uint64(r.DocID), f.Cfg.Partitions), sketchOf(r))
-	}
-	return nil
-}
-
-// sketchOf is a representative's record from its sketches-table row.
-func sketchOf(r tables.Sketch) packed.Sketch {
-	sk := packed.Sketch{Key: uint64(r.IdentityKey), Doc: uint64(r.DocID), Values: make([]uint64, len(r.Sketch))}
-	for i, v := range r.Sketch {
-		sk.Values[i] = uint64(v)
-	}
-	return sk
-}
-
-// ScoreRanks ranks every input row by the numeric column of
-// Config.Keep (max:/min:COLUMN) for recluster, reading only that column of
-// the first run's input files (inputs, at their first-run positions, which
+// ScoreRanks ranks every input row by the numeric column of kp
+// (max:/min:COLUMN) for recluster, reading only that column of the first
+// run's input files (inputs, at their first-run positions, which
 // are in the doc IDs). It returns PCollection<KV<int, []byte>> of <doc,
-// rank bits> packed.Arc batches keyed by doc partition, as Sketch does.
-func ScoreRanks(s beam.Scope, inputs []InputFile, cfg Config) beam.PCollection {
+// rank bits> packed.Arc batches keyed by doc partition (of partitions), as
+// Sketch does.
+func ScoreRanks(s beam.Scope, inputs []InputFile, kp keep.Policy, partitions int) beam.PCollection {
 	s = s.Scope("ScoreRanks")
-	return beam.ParDo(s, &scoreRanksFn{Cfg: cfg}, beam.Reshuffle(s, beam.CreateList(s, inputs)))
+	return beam.ParDo(s, &scoreRanksFn{Keep: kp, Partitions: partitions}, spread(s, inputs))
 }
 
 type scoreRanksFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Keep       keep.Policy
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit func(int, []byte)) error {
 	defer outputTime.done(ctx, time.Now())
-	scores, has, err := crawl.ReadScores(ctx, in.Path, f.Cfg.Keep.NeedsColumn())
+	scores, has, err := crawl.ReadScores(ctx, in.Path, f.Keep.NeedsColumn())
 	if err != nil {
 		return err
 	}
-	out := f.bundle(ctx, "ranks", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "ranks", f.Partitions, emit)
 	for row, x := range scores {
 		doc := crawl.DocID(in.Index, int64(row))
-		r := f.Cfg.Keep.Rank(keep.Doc{Score: x, HasScore: has[row]})
-		out.add(packed.Partition(doc, f.Cfg.Partitions), packed.Arc{U: doc, V: math.Float64bits(r)})
+		r := f.Keep.Rank(keep.Doc{Score: x, HasScore: has[row]})
+		out.add(packed.Partition(doc, f.Partitions), packed.Arc{U: doc, V: math.Float64bits(r)})
 	}
 	return nil
 }
@@ -270,15 +244,15 @@ func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit fu
 // RankCopies gives each identical copy its rank for recluster when the
 // rank comes from an input column: copies, keyed by the copy's own doc
 // partition, meet ranks (ScoreRanks) there and go on to their
-// representative's partition, as Identical sends them.
-func RankCopies(s beam.Scope, copies, ranks beam.PCollection, cfg Config) beam.PCollection {
+// representative's partition (of partitions), as Identical sends them.
+func RankCopies(s beam.Scope, copies, ranks beam.PCollection, partitions int) beam.PCollection {
 	s = s.Scope("RankCopies")
-	return beam.ParDo(s, &rankCopiesFn{Cfg: cfg}, beam.CoGroupByKey(s, copies, ranks))
+	return beam.ParDo(s, &rankCopiesFn{Partitions: partitions}, beam.CoGroupByKey(s, copies, ranks))
 }
 
 type rankCopiesFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt func(*[]byte) bool, emit func(int, []byte)) error {
@@ -299,10 +273,10 @@ func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, rank
 			rankOf[r.U] = math.Float64frombits(r.V)
 		}
 	}
-	out := f.bundle(ctx, "copies", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "copies", f.Partitions, emit)
 	for _, c := range copies {
 		c.Rank = rankOf[c.B]
-		out.add(packed.Partition(c.A, f.Cfg.Partitions), c)
+		out.add(packed.Partition(c.A, f.Partitions), c)
 	}
 	return nil
 }

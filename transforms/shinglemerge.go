@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -28,29 +27,35 @@ func init() {
 // ShingleMerge is phase 2: the <shingle, doc> lists. It takes the postings
 // of Identical, keyed by shingle partition, and sorts each partition by
 // shingle and doc. Shingles of a single document cannot link anything and
-// are left out; shingles found in more than Config.MaxShingleDocs documents
+// are left out; shingles found in more than cand.MaxShingleDocs documents
 // are dropped and counted, as Broder drops very common shingles. It returns
 // lists, PCollection<[]byte>: batches of packed.Posting sorted by (shingle,
 // doc), each shingle's list whole within one batch; and recapped, in an
-// update (Config.FirstNewDoc), the lists of the index's documents for the
-// shingles the new documents push over Config.MaxShingleDocs (the index
+// update (up.FirstNewDoc), the lists of the index's documents for the
+// shingles the new documents push over cand.MaxShingleDocs (the index
 // counted them; a full run would not), in the same form (empty otherwise).
 // It writes every posting, those of single-document and too common
-// shingles included, to the postings table (one shard per partition),
-// and in an update (Config.Index) reads the index's postings of each
-// partition from there, beside the new documents'.
-func ShingleMerge(s beam.Scope, postings beam.PCollection, cfg Config) (lists, recapped beam.PCollection) {
+// shingles included, to the postings table under place.TempDir (one shard
+// per partition), and in an update (up.Index) reads the index's postings
+// of each partition from there, beside the new documents'.
+func ShingleMerge(s beam.Scope, postings beam.PCollection, cand Candidates, up Update, place Placement) (lists, recapped beam.PCollection) {
 	s = s.Scope("ShingleMerge")
-	if cfg.Index.Partitions > 0 {
-		postings = beam.Flatten(s, postings, everyPartition(s, cfg))
+	if up.on() {
+		postings = beam.Flatten(s, postings, everyPartition(s, place.Partitions))
 	}
 	grouped := beam.GroupByKey(s, postings)
-	return beam.ParDo2(s, &shingleMergeFn{Cfg: cfg}, grouped)
+	return beam.ParDo2(s, &shingleMergeFn{Candidates: cand, FirstNewDoc: up.FirstNewDoc, Index: up.Index.Postings,
+		Partitions: place.Partitions, TempDir: place.TempDir, Lanes: place.Lanes}, grouped)
 }
 
 type shingleMergeFn struct {
-	Cfg   Config
-	lanes lanes[[2]func([]byte)]
+	Candidates  Candidates
+	FirstNewDoc uint64
+	Index       []Shard // the index's postings shards, in an update
+	Partitions  int
+	TempDir     string
+	Lanes       int
+	lanes       lanes[[2]func([]byte)]
 }
 
 func (f *shingleMergeFn) StartBundle(ctx context.Context, emit, emitRecapped func([]byte)) {
@@ -63,7 +68,7 @@ func (f *shingleMergeFn) FinishBundle(ctx context.Context, emit, emitRecapped fu
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
 	batches = hold(batches)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
+	return f.lanes.timed(ctx, f.Lanes, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
 		m, err := f.merge(ctx, part, batches)
 		return func(ctx context.Context, emit [2]func([]byte)) error {
 			for _, b := range m.lists {
@@ -96,20 +101,11 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 	if err != nil {
 		return m, err
 	}
-	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		old, err := readAligned(ctx, ix.Postings, part, f.Cfg.Partitions, tables.ReadPostings, func(r *tables.Posting, n int) int {
-			return packed.Partition(uint64(r.Shingle), n)
-		})
-		if err != nil {
-			return m, err
-		}
-		all = slices.Grow(all, len(old))
-		for _, r := range old {
-			all = append(all, packed.Posting{Shingle: uint64(r.Shingle), Doc: uint64(r.DocID), Size: uint32(r.SketchSize), Rank: uint16(r.Rank)})
-		}
+	if all, err = appendIndexPostings(ctx, all, f.Index, part, f.Partitions); err != nil {
+		return m, err
 	}
 	packed.SortPostings(all)
-	if err := writePostings(ctx, f.Cfg, part, all); err != nil {
+	if err := writePostings(ctx, f.TempDir, f.FirstNewDoc, part, all); err != nil {
 		return m, err
 	}
 	var out []byte
@@ -120,9 +116,9 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 		}
 		m.distinct++
 		switch n := j - i; {
-		case n > f.Cfg.maxShingleDocs():
+		case n > f.Candidates.maxShingleDocs():
 			m.dropped++
-			if first := f.Cfg.FirstNewDoc; first > 0 {
+			if first := f.FirstNewDoc; first > 0 {
 				old := all[i:j]
 				for k, p := range old {
 					if p.Doc >= first {
@@ -130,7 +126,7 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 						break
 					}
 				}
-				if len(old) >= 2 && len(old) <= f.Cfg.maxShingleDocs() {
+				if len(old) >= 2 && len(old) <= f.Candidates.maxShingleDocs() {
 					var b []byte
 					for _, p := range old {
 						b = p.Append(b)
@@ -156,23 +152,23 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 	return m, nil
 }
 
-// writePostings writes the postings shard of one shingle partition,
-// sorted by shingle and doc (the name is fixed by the partition, so a
-// retried bundle rewrites the same file).
-// In an update it writes the new documents' only: the index's shards are
-// carried over (CarryShards).
-func writePostings(ctx context.Context, cfg Config, part int, all []packed.Posting) error {
-	if cfg.TempDir == "" {
+// writePostings writes the postings shard of one shingle partition under
+// tempDir, sorted by shingle and doc (the name is fixed by the partition,
+// so a retried bundle rewrites the same file).
+// In an update it writes the new documents' only (from firstNewDoc): the
+// index's shards are carried over (CarryShards).
+func writePostings(ctx context.Context, tempDir string, firstNewDoc uint64, part int, all []packed.Posting) error {
+	if tempDir == "" {
 		return nil
 	}
 	rows := make([]tables.Posting, 0, len(all))
 	for _, p := range all {
-		if p.Doc >= cfg.FirstNewDoc {
+		if p.Doc >= firstNewDoc {
 			rows = append(rows, tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)})
 		}
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	return tables.Write(ctx, store.Join(cfg.TempDir, tables.PostingsTable, tables.ShardName(part)), rows)
+	return tables.Write(ctx, store.Join(tempDir, tables.PostingsTable, tables.ShardName(part)), rows)
 }

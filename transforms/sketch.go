@@ -36,31 +36,35 @@ func init() {
 }
 
 // Sketch is phase 1. It takes PCollection<crawl.Split> and reads and sketches
-// every row: canonical tokens, w-word shingles, their fingerprints, the
-// MOD_m or MIN_s sketch, and the content and lexical fingerprints. It
-// returns meta, PCollection<KV<int, []byte>> of docs-table rows (status and
-// counts, no cluster yet) keyed by doc partition; sketches,
-// PCollection<KV<int, []byte>> of packed.Sketch batches keyed by the
-// partition of the fingerprint that decides identity; and equiv, the
-// fingerprints of all three equivalence levels for EquivalenceCounts;
-// and ranks, PCollection<KV<int, []byte>> of <doc, rank bits> packed.Arc
-// batches keyed by doc partition, for every sketched document when
-// Config.Keep ranks documents (empty otherwise); and sites,
+// every row under cfg (package rowsketch: canonical tokens, w-word
+// shingles, their fingerprints, the MOD_m or MIN_s sketch, and the content
+// and lexical fingerprints). It returns meta, PCollection<KV<int, []byte>>
+// of docs-table rows (status and counts, no cluster yet) keyed by doc
+// partition; sketches, PCollection<KV<int, []byte>> of packed.Sketch
+// batches keyed by the partition of the fingerprint that decides identity;
+// and equiv, the fingerprints of all three equivalence levels for
+// EquivalenceCounts; and ranks, PCollection<KV<int, []byte>> of <doc, rank
+// bits> packed.Arc batches keyed by doc partition, for every sketched
+// document when cfg.Keep ranks documents (empty otherwise); and sites,
 // PCollection<KV<int, []byte>> of packed.SiteCount batches for
-// SiteTemplates under Config.Templates (empty otherwise), when the
-// sketches of pages with a site are keyed by the site's partition; and
-// features, PCollection<KV<int, []byte>> of packed.Features batches keyed
-// by doc partition, each sketched document's whole feature set or its
-// Bloom filter under Config.Verification (empty otherwise), for Verify.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg Config) (meta, sketches, equiv, ranks, sites, features beam.PCollection) {
+// SiteTemplates under cfg.Templates (empty otherwise), when the sketches of
+// pages with a site are keyed by the site's partition; and features,
+// PCollection<KV<int, []byte>> of packed.Features batches keyed by doc
+// partition, each sketched document's whole feature set or its Bloom
+// filter under cfg.Verification (empty otherwise), for Verify. Under
+// cfg.SkipBadFiles an unreadable row group is recorded under
+// place.TempDir.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites, features beam.PCollection) {
 	s = s.Scope("Sketch")
-	outs := beam.ParDoN(s, &sketchFn{Cfg: cfg}, splits)
+	outs := beam.ParDoN(s, &sketchFn{Settings: cfg, Partitions: place.Partitions, TempDir: place.TempDir}, splits)
 	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5]
 }
 
 type sketchFn struct {
-	Cfg Config
-	out *sketchOut // what the current bundle has not emitted yet
+	Settings   settings.Config // all of phase 1's (see rowsketch.New)
+	Partitions int
+	TempDir    string
+	out        *sketchOut // what the current bundle has not emitted yet
 }
 
 // sketchOut is what sketchFn gathers over a bundle: its docs rows and the
@@ -106,7 +110,7 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 
 func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	if f.out == nil {
 		f.out = &sketchOut{metas: make([][]tables.Doc, parts)}
 	}
@@ -117,10 +121,10 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	ranks := bundleBatcher(&out.ranks, ctx, "ranks", parts, emitRanks)
 	sites := bundleBatcher(&out.sites, ctx, "site_counts", parts, emitSites)
 	features := bundleBatcher(&out.features, ctx, "features", parts, emitFeatures)
-	templates := f.Cfg.Templates.On()
-	ranked := f.Cfg.Keep.Ranked()
+	templates := f.Settings.Templates.On()
+	ranked := f.Settings.Keep.Ranked()
 	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
-	rs, err := rowsketch.New(f.Cfg.Config)
+	rs, err := rowsketch.New(f.Settings)
 	if err != nil {
 		return err
 	}
@@ -130,7 +134,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		metas[p] = append(metas[p], doc)
 		out.metaBytes += docRowBytes(&doc)
 	}
-	err = crawl.ReadSplit(ctx, sp, f.Cfg.Columns, func(row crawl.Row) error {
+	err = crawl.ReadSplit(ctx, sp, f.Settings.Columns, func(row crawl.Row) error {
 		next = row.Index + 1
 		nBytes += int64(len(row.Content))
 		doc, rec, keys := rs.Sketch(sp, row)
@@ -146,7 +150,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		case tables.StatusRejected:
 			nRejected++
 		}
-		if rec != nil && f.Cfg.Verification() != "" && doc.Status == tables.StatusOK {
+		if rec != nil && f.Settings.Verification() != "" && doc.Status == tables.StatusOK {
 			if v, ok := rs.Verifiable(rec.Doc); ok {
 				features.add(packed.Partition(rec.Doc, parts), v)
 			}
@@ -156,7 +160,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 				equiv.add(level*parts+packed.Partition(k, parts), packedKey(k))
 			}
 			if ranked {
-				rec.Rank = f.Cfg.Keep.Rank(keep.Doc{Tokens: doc.TokenCount, URL: row.URL, Date: row.Date, Score: row.Score, HasScore: row.HasScore})
+				rec.Rank = f.Settings.Keep.Rank(keep.Doc{Tokens: doc.TokenCount, URL: row.URL, Date: row.Date, Score: row.Score, HasScore: row.HasScore})
 				ranks.add(packed.Partition(rec.Doc, parts), packed.Arc{U: rec.Doc, V: math.Float64bits(rec.Rank)})
 			}
 			if templates && rec.Site != 0 {
@@ -179,16 +183,16 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		return nil
 	})
 	if err != nil {
-		if !f.Cfg.SkipBadFiles {
+		if !f.Settings.SkipBadFiles {
 			return err
 		}
 		// The rows of the split not read yet still get their docs rows,
 		// rejected, and the manifest names the file: nothing is lost.
-		if err := recordBadFile(ctx, f.Cfg.TempDir, sp, err); err != nil {
+		if err := recordBadFile(ctx, f.TempDir, sp, err); err != nil {
 			return err
 		}
 		for r := next; r < sp.FirstRow+sp.NumRows; r++ {
-			keepRow(tables.Doc{DocID: int64(crawl.DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r, Extraction: f.Cfg.Extraction(), Sweep: f.Cfg.Sweep,
+			keepRow(tables.Doc{DocID: int64(crawl.DocID(sp.FileIndex, r)), SourceFile: sp.Path, SourceRow: r, Extraction: f.Settings.Extraction(), Sweep: f.Settings.Sweep,
 				Status: tables.StatusRejected, Reason: optional("row group unreadable: " + err.Error())})
 			nRejected++
 		}

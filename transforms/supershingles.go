@@ -26,22 +26,23 @@ func init() {
 // and 3. It takes the super-shingle postings and the representatives'
 // sketches of Identical (super-shingle mode). Documents sharing a
 // super-shingle are candidate pairs; super-shingles of more than
-// Config.MaxShingleDocs documents are dropped, like common shingles. Each
+// cand.MaxShingleDocs documents are dropped, like common shingles. Each
 // candidate pair is then joined with both documents' sketches (two
 // shuffles of candidates, never of all pairs) so that phase 4 can report,
-// and with Config.Verify require, the sketch estimate. It returns
-// PCollection<KV<int, []byte>> of packed.Pair batches in the form PairCount
-// returns them.
-func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cfg Config) beam.PCollection {
+// and with --verify=sketch require, the estimate on cand.Sketch. It
+// returns PCollection<KV<int, []byte>> of packed.Pair batches in the form
+// PairCount returns them, keyed by one of partitions.
+func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cand Candidates, partitions int) beam.PCollection {
 	s = s.Scope("SuperShingles")
-	candidates := beam.ParDo(s, &superCandidatesFn{Cfg: cfg}, beam.GroupByKey(s, postings))
-	withA := beam.ParDo(s, &attachSketchAFn{Cfg: cfg}, beam.CoGroupByKey(s, reps, candidates))
-	return beam.ParDo(s, &estimateCandidatesFn{Cfg: cfg}, beam.CoGroupByKey(s, reps, withA))
+	candidates := beam.ParDo(s, &superCandidatesFn{Candidates: cand, Partitions: partitions}, beam.GroupByKey(s, postings))
+	withA := beam.ParDo(s, &attachSketchAFn{Partitions: partitions}, beam.CoGroupByKey(s, reps, candidates))
+	return beam.ParDo(s, &estimateCandidatesFn{Sketch: cand.Sketch}, beam.CoGroupByKey(s, reps, withA))
 }
 
 type superCandidatesFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Candidates Candidates
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 // ProcessElement lists the candidate pairs of one super-shingle partition,
@@ -53,7 +54,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 		return err
 	}
 	packed.SortPostings(all) // super-shingles are fingerprints too
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	byPart := make([][]packed.Pair, parts)
 	var distinct, shared, dropped, n int64
 	for i := 0; i < len(all); {
@@ -63,7 +64,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 		}
 		distinct++
 		switch docs := all[i:j]; {
-		case len(docs) > f.Cfg.maxShingleDocs():
+		case len(docs) > f.Candidates.maxShingleDocs():
 			dropped++
 		case len(docs) >= 2:
 			shared++
@@ -109,8 +110,8 @@ func sketchesOf(reps func(*[]byte) bool) (map[uint64][]uint64, error) {
 }
 
 type attachSketchAFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 // ProcessElement attaches the first document's sketch to each candidate
@@ -125,14 +126,14 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	if err != nil {
 		return err
 	}
-	out := f.bundle(ctx, "candidates_with_sketch", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "candidates_with_sketch", f.Partitions, emit)
 	for _, p := range mergeCounts(pairs) {
-		out.add(packed.Partition(p.B, f.Cfg.Partitions), packed.Sketch{Key: p.A, Doc: p.B, Values: sketches[p.A]})
+		out.add(packed.Partition(p.B, f.Partitions), packed.Sketch{Key: p.A, Doc: p.B, Values: sketches[p.A]})
 	}
 	return nil
 }
 
-type estimateCandidatesFn struct{ Cfg Config }
+type estimateCandidatesFn struct{ Sketch sketch.Spec }
 
 // ProcessElement counts the sketch values each candidate pair of one doc
 // partition shares, as phase 3 would have.
@@ -151,9 +152,9 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 	for _, r := range recs {
 		a, bv := r.Values, sketches[r.Doc]
 		p := packed.Pair{A: r.Key, B: r.Doc, Count: uint32(sketch.IntersectCount(a, bv)), SizeA: uint32(len(a)), SizeB: uint32(len(bv))}
-		if f.Cfg.Sketch.Kind == sketch.Min {
-			union := min(f.Cfg.Sketch.N, len(a)+len(bv)-int(p.Count))
-			p.MinShared = uint32(math.Round(sketch.MinResemblance(a, bv, f.Cfg.Sketch.N) * float64(union)))
+		if f.Sketch.Kind == sketch.Min {
+			union := min(f.Sketch.N, len(a)+len(bv)-int(p.Count))
+			p.MinShared = uint32(math.Round(sketch.MinResemblance(a, bv, f.Sketch.N) * float64(union)))
 		}
 		out = p.Append(out)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 func init() {
@@ -45,33 +46,43 @@ type sweepRecord struct {
 // Sweeps is Broder's lost and found over dated sweeps. It takes meta, the
 // docs rows (keyed by doc partition, as Sketch and ReadDocs give them),
 // with the assignments of Components and the representatives' sketches
-// (reps) of Identical, and writes two tables: urls, every URL's first and
-// last sweep, and, when the documents come from more than one sweep
-// (Config.MultiSweep), lost: every URL seen in an earlier sweep and absent
-// from the latest (Config.LatestSweep), with each live document of its
-// cluster and their estimated resemblance, or with none.
-func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, cfg Config) {
-	if cfg.TempDir == "" {
+// (reps) of Identical, and writes two tables under place.TempDir: urls,
+// every URL's first and last sweep, and, when the documents come from more
+// than one sweep (span.MultiSweep), lost: every URL seen in an earlier
+// sweep and absent from the latest (span.LatestSweep), with each live
+// document of its cluster and their resemblance estimated on their
+// sketches (sk). URLs are placed by their fingerprint under seed. In an
+// update (up) the index's urls rows of each partition are read from its
+// urls shards and merged with the new documents'.
+func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSpan, seed uint64, sk sketch.Spec, up Update, place Placement) {
+	if place.TempDir == "" {
 		return // tests without an output folder
 	}
 	s = s.Scope("Sweeps")
-	seen, live := beam.ParDo2(s, &urlSeenFn{Cfg: cfg}, meta)
-	if cfg.Index.Partitions > 0 {
-		seen = beam.Flatten(s, seen, everyPartition(s, cfg))
+	parts := place.Partitions
+	seen, live := beam.ParDo2(s, &urlSeenFn{SweepSpan: span, Seed: seed, FirstNewDoc: up.FirstNewDoc, Partitions: parts}, meta)
+	if up.on() {
+		seen = beam.Flatten(s, seen, everyPartition(s, parts))
 	}
-	lostMarks := beam.ParDo(s, &urlsFn{Cfg: cfg}, beam.GroupByKey(s, seen))
-	if !cfg.MultiSweep {
+	lostMarks := beam.ParDo(s, &urlsFn{SweepSpan: span, Seed: seed, Index: up.Index.URLs, Partitions: parts, TempDir: place.TempDir, Lanes: place.Lanes},
+		beam.GroupByKey(s, seen))
+	if !span.MultiSweep {
 		drainKV(s, lostMarks) // none; see drain
 		return
 	}
-	records := beam.ParDo(s, &lostJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, live, assignments, lostMarks, reps))
-	drain(s, beam.ParDo(s, &resolveLostFn{Cfg: cfg}, beam.GroupByKey(s, records)))
+	records := beam.ParDo(s, &lostJoinFn{Partitions: parts}, beam.CoGroupByKey(s, live, assignments, lostMarks, reps))
+	drain(s, beam.ParDo(s, &resolveLostFn{Sketch: sk, TempDir: place.TempDir}, beam.GroupByKey(s, records)))
 }
 
 type urlSeenFn struct {
-	Cfg        Config
-	seen, live [][]urlSeen // the bundle's, by partition (see batcher on why per bundle)
-	held       int
+	SweepSpan
+	Seed uint64 // the URLs' partitions are of their fingerprints
+	// FirstNewDoc, in an update: the index's documents' URLs are in its
+	// urls table, which urlsFn reads.
+	FirstNewDoc uint64
+	Partitions  int
+	seen, live  [][]urlSeen // the bundle's, by partition (see batcher on why per bundle)
+	held        int
 }
 
 func (f *urlSeenFn) StartBundle(ctx context.Context, emitSeen, emitLive func(int, []byte)) {
@@ -110,8 +121,8 @@ func (f *urlSeenFn) ProcessElement(ctx context.Context, part int, sealed []byte,
 	if err != nil {
 		return err
 	}
-	h := fingerprint.New(f.Cfg.Seed)
-	parts := f.Cfg.Partitions
+	h := fingerprint.New(f.Seed)
+	parts := f.Partitions
 	if f.seen == nil {
 		f.seen, f.live = make([][]urlSeen, parts), make([][]urlSeen, parts)
 	}
@@ -122,12 +133,12 @@ func (f *urlSeenFn) ProcessElement(ctx context.Context, part int, sealed []byte,
 		u := urlSeen{URL: *d.URL, Sweep: d.Sweep, Doc: d.DocID}
 		// In an update, the index's URLs are in its urls table, which
 		// urlsFn reads.
-		if f.Cfg.Index.Partitions == 0 || uint64(d.DocID) >= f.Cfg.FirstNewDoc {
+		if uint64(d.DocID) >= f.FirstNewDoc {
 			p := packed.Partition(h.String(u.URL), parts)
 			f.seen[p] = append(f.seen[p], u)
 			f.held += 32 + len(u.URL) + len(u.Sweep)
 		}
-		if f.Cfg.MultiSweep && d.Sweep == f.Cfg.LatestSweep {
+		if f.MultiSweep && d.Sweep == f.LatestSweep {
 			f.live[part] = append(f.live[part], u)
 			f.held += 32 + len(u.URL) + len(u.Sweep)
 		}
@@ -148,8 +159,13 @@ func sealRows[T any](rows []T) []byte {
 }
 
 type urlsFn struct {
-	Cfg   Config
-	lanes lanes[func(int, []byte)]
+	SweepSpan
+	Seed       uint64
+	Index      []Shard // the index's urls shards, in an update
+	Partitions int
+	TempDir    string
+	Lanes      int
+	lanes      lanes[func(int, []byte)]
 }
 
 func (f *urlsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
@@ -162,7 +178,7 @@ func (f *urlsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error
 // lost URL's document of its last sweep to that document's partition.
 func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	batches = hold(batches)
-	return f.lanes.do(ctx, f.Cfg.Lanes, emit, func() (laneOut[func(int, []byte)], error) {
+	return f.lanes.do(ctx, f.Lanes, emit, func() (laneOut[func(int, []byte)], error) {
 		lost, err := f.urls(ctx, part, batches)
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			for p, l := range lost {
@@ -199,30 +215,27 @@ func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool)
 		rows = append(rows, tables.URL{URL: all[i].URL, FirstSweep: all[i].Sweep, LastSweep: last, Docs: int64(j - i), LastDocID: all[k].Doc})
 		i = j
 	}
-	if ix := f.Cfg.Index; ix.Partitions > 0 {
-		h := fingerprint.New(f.Cfg.Seed)
-		old, err := readAligned(ctx, ix.URLs, part, f.Cfg.Partitions, tables.ReadURLs, func(u *tables.URL, n int) int {
-			return packed.Partition(h.String(u.URL), n)
-		})
+	if len(f.Index) > 0 {
+		old, err := readIndexURLs(ctx, f.Index, part, f.Partitions, fingerprint.New(f.Seed))
 		if err != nil {
 			return nil, err
 		}
 		rows = mergeURLs(old, rows)
 	}
-	lost := make([][]urlSeen, f.Cfg.Partitions)
+	lost := make([][]urlSeen, f.Partitions)
 	for _, r := range rows {
-		if f.Cfg.MultiSweep && r.LastSweep < f.Cfg.LatestSweep {
-			p := packed.Partition(uint64(r.LastDocID), f.Cfg.Partitions)
+		if f.MultiSweep && r.LastSweep < f.LatestSweep {
+			p := packed.Partition(uint64(r.LastDocID), f.Partitions)
 			lost[p] = append(lost[p], urlSeen{URL: r.URL, Sweep: r.LastSweep, Doc: r.LastDocID})
 		}
 	}
 	if len(rows) == 0 {
 		return lost, nil
 	}
-	return lost, tables.Write(ctx, store.Join(f.Cfg.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
+	return lost, tables.Write(ctx, store.Join(f.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
 }
 
-type lostJoinFn struct{ Cfg Config }
+type lostJoinFn struct{ Partitions int }
 
 // ProcessElement sends, from one doc partition, each lost URL's document
 // and each live document with its cluster, and each clustered
@@ -255,7 +268,7 @@ func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assig
 		}
 		return int64(a.Doc)
 	}
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	out := make([][]sweepRecord, parts)
 	add := func(r sweepRecord) {
 		p := part
@@ -289,7 +302,10 @@ func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assig
 	return nil
 }
 
-type resolveLostFn struct{ Cfg Config }
+type resolveLostFn struct {
+	Sketch  sketch.Spec
+	TempDir string
+}
 
 // ProcessElement writes the lost shard of one cluster partition: each lost
 // URL with every live document of its cluster, and the resemblance of the
@@ -332,7 +348,7 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 			doc, url := live.Doc, live.URL
 			res := 1.0
 			if live.Rep != l.Rep {
-				res = clusters.EstimateSketches(values[l.Rep], values[live.Rep], f.Cfg.Sketch).Resemblance
+				res = clusters.EstimateSketches(values[l.Rep], values[live.Rep], f.Sketch).Resemblance
 			}
 			r.FoundDocID, r.FoundURL, r.Resemblance = &doc, &url, &res
 			rows = append(rows, r)
@@ -344,7 +360,7 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 	slices.SortFunc(rows, func(x, y tables.Lost) int {
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(optInt(x.FoundDocID), optInt(y.FoundDocID)))
 	})
-	name := store.Join(f.Cfg.TempDir, tables.LostTable, tables.ShardName(part))
+	name := store.Join(f.TempDir, tables.LostTable, tables.ShardName(part))
 	emit(name) // see drain
 	return tables.Write(ctx, name, rows)
 }

@@ -21,17 +21,17 @@ var maxTallies = map[string]bool{"largest_cluster": true, "components_max_worker
 
 // writeTallies combines figures the DoFns report as data (PCollections of
 // KV<string, int64>: summed, or for maxTallies their maximum) and writes
-// them to one file of the output's tallies, which the launcher adds to
-// the manifest's counts. Figures travel as data rather than runner metrics
+// them to one file of the output's tallies under tempDir, which the
+// launcher adds to the manifest's counts. Figures travel as data rather than runner metrics
 // for the reason Assemble's do (Prism can drop a bundle's metrics), and in
 // one file, not one per worker, because the rounds have many workers.
-func writeTallies(s beam.Scope, name string, cfg Config, tallies ...beam.PCollection) {
-	if cfg.TempDir == "" {
+func writeTallies(s beam.Scope, name, tempDir string, tallies ...beam.PCollection) {
+	if tempDir == "" {
 		return // no output to publish them with (the transforms' tests)
 	}
 	s = s.Scope("Tallies")
 	reduced := beam.ParDo(s, &reduceTallyFn{}, beam.GroupByKey(s, beam.Flatten(s, tallies...)))
-	drain(s, beam.ParDo(s, &writeTalliesFn{Cfg: cfg, Name: name}, beam.GroupByKey(s, reduced)))
+	drain(s, beam.ParDo(s, &writeTalliesFn{TempDir: tempDir, Name: name}, beam.GroupByKey(s, reduced)))
 }
 
 // reduceTallyFn sums a tally, or takes its maximum (maxTallies).
@@ -53,8 +53,8 @@ func (f *reduceTallyFn) ProcessElement(key string, values func(*int64) bool, emi
 // writeTalliesFn writes the reduced tallies to one file of the output's
 // tallies folder.
 type writeTalliesFn struct {
-	Cfg  Config
-	Name string
+	TempDir string
+	Name    string
 }
 
 func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool, emit func(string)) error {
@@ -73,7 +73,7 @@ func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func
 	if err != nil {
 		return err
 	}
-	name := store.Join(f.Cfg.TempDir, output.TalliesDir, strings.ReplaceAll(f.Name, "/", "_")+".json")
+	name := store.Join(f.TempDir, output.TalliesDir, strings.ReplaceAll(f.Name, "/", "_")+".json")
 	emit(name) // see drain
 	return store.WriteFile(ctx, name, out)
 }

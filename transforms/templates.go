@@ -30,26 +30,29 @@ func init() {
 // of pages with a site keyed by the site's partition. It returns the
 // sketches, PCollection<KV<int, []byte>> of packed.Sketch batches keyed by
 // the partition of the fingerprint that decides identity, as Identical
-// takes them, less their sites' template values.
+// takes them, less their sites' template values (templates decides which
+// they are); in super-shingle mode (cand) their super-shingles are made
+// again from what is left.
 //
 // Two shuffles do it, neither holding a site on one worker: the counts of
 // each (site, value) are summed where they meet, spread over all
 // partitions, and only values common enough to be some site's template go
 // on, with each site's page count, to the site's partition; there the
 // site's template is decided and its pages' sketches stream past it.
-func SiteTemplates(s beam.Scope, sites, sketches beam.PCollection, cfg Config) beam.PCollection {
+func SiteTemplates(s beam.Scope, sites, sketches beam.PCollection, templates sitetemplate.Spec, cand Candidates, place Placement) beam.PCollection {
 	s = s.Scope("SiteTemplates")
-	facts := beam.ParDo(s, &countSiteValuesFn{Cfg: cfg}, beam.GroupByKey(s, sites))
-	out, tallies := beam.ParDo2(s, &dropTemplatesFn{Cfg: cfg}, beam.CoGroupByKey(s, facts, sketches))
-	if cfg.TempDir != "" {
-		writeTallies(s, "templates", cfg, tallies)
+	facts := beam.ParDo(s, &countSiteValuesFn{Templates: templates, Partitions: place.Partitions}, beam.GroupByKey(s, sites))
+	out, tallies := beam.ParDo2(s, &dropTemplatesFn{Templates: templates, Candidates: cand, Partitions: place.Partitions}, beam.CoGroupByKey(s, facts, sketches))
+	if place.TempDir != "" {
+		writeTallies(s, "templates", place.TempDir, tallies)
 	}
 	return out
 }
 
 type countSiteValuesFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle (see batcher)
+	Templates  sitetemplate.Spec
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 // ProcessElement sums the counts of one partition: the pages of each site
@@ -71,15 +74,15 @@ func (f *countSiteValuesFn) ProcessElement(ctx context.Context, _ int, batches f
 		}
 		return cmp.Or(cmp.Compare(x.Site, y.Site), cmp.Compare(x.Value, y.Value))
 	})
-	out := f.bundle(ctx, "site_facts", f.Cfg.Partitions, emit)
+	out := f.bundle(ctx, "site_facts", f.Partitions, emit)
 	for i := 0; i < len(all); {
 		c := all[i]
 		j := i + 1
 		for ; j < len(all) && all[j].Pages == c.Pages && all[j].Site == c.Site && (c.Pages || all[j].Value == c.Value); j++ {
 			c.Docs += all[j].Docs
 		}
-		if c.Pages || f.Cfg.Templates.MayBeTemplate(int(c.Docs)) {
-			out.add(packed.Partition(c.Site, f.Cfg.Partitions), c)
+		if c.Pages || f.Templates.MayBeTemplate(int(c.Docs)) {
+			out.add(packed.Partition(c.Site, f.Partitions), c)
 		}
 		i = j
 	}
@@ -87,8 +90,10 @@ func (f *countSiteValuesFn) ProcessElement(ctx context.Context, _ int, batches f
 }
 
 type dropTemplatesFn struct {
-	Cfg Config
-	out *batcher // kept for the bundle (see batcher)
+	Templates  sitetemplate.Spec
+	Candidates Candidates // the super-shingles' making
+	Partitions int
+	out        *batcher // kept for the bundle (see batcher)
 }
 
 func (f *dropTemplatesFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
@@ -119,15 +124,15 @@ func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sk
 	template := map[[2]uint64]bool{}
 	sites := map[uint64]bool{}
 	for _, c := range facts {
-		if !c.Pages && f.Cfg.Templates.IsTemplate(int(c.Docs), pages[c.Site]) {
+		if !c.Pages && f.Templates.IsTemplate(int(c.Docs), pages[c.Site]) {
 			template[[2]uint64{c.Site, c.Value}] = true
 			sites[c.Site] = true
 		}
 	}
 	tally("template_sites", int64(len(sites)))
 	tally("template_shingles", int64(len(template)))
-	h := fingerprint.New(f.Cfg.Seed)
-	parts := f.Cfg.Partitions
+	h := fingerprint.New(f.Candidates.Seed)
+	parts := f.Partitions
 	out := bundleBatcher(&f.out, ctx, "sketches", parts, emit)
 	var touched, emptied, dropped int64
 	var batch []packed.Sketch
@@ -147,8 +152,8 @@ func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sk
 					if len(sk.Values) == 0 {
 						emptied++
 					}
-					if f.Cfg.Mode == settings.ModeSuperShingle {
-						sk.Supers = supershingle.Broder(nil, h, sk.Values, f.Cfg.SuperSize)
+					if f.Candidates.Mode == settings.ModeSuperShingle {
+						sk.Supers = supershingle.Broder(nil, h, sk.Values, f.Candidates.SuperSize)
 					}
 				}
 			}

@@ -92,7 +92,7 @@ func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
 		4: {30},
 		5: {40},
 	}, cfg))
-	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
 	got := beam.ParDo(s, postingStrings, lists)
 	// 20 and 40 are in one doc each; 30 is in 4 > MaxShingleDocs docs.
 	passert.Equals(s, got, "10:1", "10:2", "10:3")
@@ -108,8 +108,8 @@ func TestPairCountSumsSharedShingles(t *testing.T) {
 		2: {1, 2, 3},
 		3: {1, 3, 9},
 	}, cfg))
-	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
-	pairs := PairCount(s, lists, cfg)
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
+	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	got := beam.ParDo(s, pairStrings, pairs)
 	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "2-3:2/0")
 	ptest.RunAndValidate(t, p)
@@ -151,8 +151,8 @@ func TestPairCountMinSketchMatchesDirectEstimate(t *testing.T) {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	in := beam.CreateList(s, postingsOf(sketches, cfg))
-	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg)
-	pairs := PairCount(s, lists, cfg)
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
+	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	passert.Equals(s, beam.ParDo(s, pairStrings, pairs), beam.CreateList(s, want))
 	ptest.RunAndValidate(t, p)
 }
@@ -170,13 +170,13 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	} {
 		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), packed.Seal(nil, sk.Append(nil))})
 	}
-	postings, copies, reps := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg)
+	postings, copies, reps := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg.Candidates(), cfg.FirstNewDoc, cfg.Placement)
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
 	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
-	lists, _ := ShingleMerge(s, postings, cfg)
-	pairs := PairCount(s, lists, cfg)
+	lists, _ := ShingleMerge(s, postings, cfg.Candidates(), cfg.Update, cfg.Placement)
+	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
-	_, assignments, _ := Cluster(s, pairs, copies, noRanks, reps, cfg)
+	_, assignments, _ := Cluster(s, pairs, copies, noRanks, reps, cfg.Linking(), cfg.Clustering(), cfg.Update, cfg.Placement)
 	got := beam.ParDo(s, assignmentStrings, assignments)
 	passert.Equals(s, got, "10>10=-", "20>10=10", "30>10=10", "40>10=-")
 	ptest.RunAndValidate(t, p)
@@ -200,11 +200,11 @@ func init() {
 // made only where it may be (LinkedOnly, MOD_m, resemblance only).
 func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 	for _, th := range []float64{0.2, 0.5, 0.8, 0.9, 1} {
-		cfg := Config{Config: settings.Config{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: th}, LinkedOnly: true}}
+		link := Linking{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: th}, LinkedOnly: true}
 		var skips int
 		for a := uint32(1); a <= 60; a++ {
 			for b := uint32(1); b <= 60; b++ {
-				if cfg.sizesMayLink(a, b) {
+				if link.sizesMayLink(a, b) {
 					continue
 				}
 				skips++
@@ -224,9 +224,9 @@ func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 		{Sketch: sketch.Spec{Kind: sketch.Mod, N: 25}, Policy: policy.Policy{Resemblance: 0.5, Containment: 0.8}, LinkedOnly: true},
 		{Sketch: sketch.Spec{Kind: sketch.Min, N: 100}, Policy: policy.Policy{Resemblance: 0.5}, LinkedOnly: true},
 	} {
-		cfg := Config{Config: sc}
-		if !cfg.sizesMayLink(1, 100) {
-			t.Errorf("%+v: skipped a pair it must count", cfg)
+		link := Config{Config: sc}.Linking()
+		if !link.sizesMayLink(1, 100) {
+			t.Errorf("%+v: skipped a pair it must count", link)
 		}
 	}
 }

@@ -4,16 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/shuffle/packed"
-	"github.com/neardup/neardup/similarity/bloom"
-	"github.com/neardup/neardup/similarity/simjoin"
 )
 
 var (
@@ -29,9 +27,10 @@ func init() {
 }
 
 // Verify checks every candidate pair on the two documents' whole feature
-// sets (Config.Verification): exactly, with ppjoin+'s verification
-// (simjoin.Overlap, its suffix and positional filters), or through their
-// Bloom filters (bloom.Compare). It takes the counted pairs of PairCount
+// sets (settings.Config.Verification), as clusters.VerifyPair does under
+// pol: exactly, with ppjoin+'s verification (simjoin.Overlap, its suffix
+// and positional filters), or through their Bloom filters (bloom.Compare),
+// whichever features Sketch made. It takes the counted pairs of PairCount
 // or SuperShingles, PCollection<KV<int, []byte>> by pair partition, and
 // the features of Sketch by doc partition, and returns
 // PCollection<KV<int, []byte>> of packed.Verified batches by pair
@@ -41,20 +40,20 @@ func init() {
 // documents' partitions which pair partitions want them, and each
 // document's features go once to each such partition, however many of its
 // pairs are there.
-func Verify(s beam.Scope, pairs, features beam.PCollection, cfg Config) beam.PCollection {
+func Verify(s beam.Scope, pairs, features beam.PCollection, pol policy.Policy, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
-	wanted := beam.ParDo(s, &routePairsFn{Cfg: cfg}, pairs)
-	sent := beam.ParDo(s, &sendFeaturesFn{Cfg: cfg}, beam.CoGroupByKey(s, wanted, features))
-	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Cfg: cfg}, beam.CoGroupByKey(s, pairs, sent))
-	writeTallies(s, "verify", cfg, tallies)
+	wanted := beam.ParDo(s, &routePairsFn{Partitions: place.Partitions}, pairs)
+	sent := beam.ParDo(s, &sendFeaturesFn{Partitions: place.Partitions, Lanes: place.Lanes}, beam.CoGroupByKey(s, wanted, features))
+	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Policy: pol, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, sent))
+	writeTallies(s, "verify", place.TempDir, tallies)
 	return verified
 }
 
 // routePairsFn sends, for every pair, <doc, pair partition> to the
 // partition of each of its two documents.
 type routePairsFn struct {
-	Cfg       Config
-	bundleOut // its batcher, kept for the bundle
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle
 }
 
 func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, emit func(int, []byte)) error {
@@ -62,7 +61,7 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 	if err != nil {
 		return err
 	}
-	parts := f.Cfg.Partitions
+	parts := f.Partitions
 	arcs := make([]packed.Arc, 0, 2*len(pairs))
 	for _, p := range pairs {
 		arcs = append(arcs, packed.Arc{U: p.A, V: uint64(part)}, packed.Arc{U: p.B, V: uint64(part)})
@@ -85,9 +84,10 @@ func compareArcs(x, y packed.Arc) int {
 // and their features, and sends each wanted document's features once to
 // each pair partition that wants them.
 type sendFeaturesFn struct {
-	Cfg   Config
-	out   *batcher // the bundle's
-	lanes lanes[func(int, []byte)]
+	Partitions int
+	Lanes      int
+	out        *batcher // the bundle's
+	lanes      lanes[func(int, []byte)]
 }
 
 func (f *sendFeaturesFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
@@ -105,7 +105,7 @@ func (f *sendFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte
 
 func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt, featuresIt func(*[]byte) bool, emit func(int, []byte)) error {
 	routesIt, featuresIt = hold(routesIt), hold(featuresIt)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
+	return f.lanes.timed(ctx, f.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
 		routes, err := decodeBatches(routesIt, packed.AppendArcs)
 		if err != nil {
 			return nil, err
@@ -124,7 +124,7 @@ func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt,
 			return err
 		})
 		return func(ctx context.Context, emit func(int, []byte)) error {
-			out := bundleBatcher(&f.out, ctx, "verify_features", f.Cfg.Partitions, emit)
+			out := bundleBatcher(&f.out, ctx, "verify_features", f.Partitions, emit)
 			for i, x := range sends {
 				out.add(dests[i], x)
 			}
@@ -136,8 +136,9 @@ func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt,
 // verifyPairsFn meets, on one pair partition, its pairs and the features
 // of their documents, and verifies each pair.
 type verifyPairsFn struct {
-	Cfg   Config
-	lanes lanes[verifyEmit]
+	Policy policy.Policy // whose floors the exact verification computes figures above
+	Lanes  int
+	lanes  lanes[verifyEmit]
 }
 
 // verifyEmit is verifyPairsFn's emitters: the verified pairs, and the
@@ -157,7 +158,7 @@ func (f *verifyPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 
 func (f *verifyPairsFn) ProcessElement(ctx context.Context, part int, pairsIt, featuresIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
 	pairsIt, featuresIt = hold(pairsIt), hold(featuresIt)
-	return f.lanes.timed(ctx, f.Cfg.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
+	return f.lanes.timed(ctx, f.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
 		out, checked, pruned, err := f.verify(pairsIt, featuresIt)
 		return func(ctx context.Context, emit verifyEmit) error {
 			pairsVerified.Inc(ctx, checked)
@@ -198,7 +199,7 @@ func (f *verifyPairsFn) verify(pairsIt, featuresIt func(*[]byte) bool) (out []by
 		if !okA || !okB {
 			return nil, 0, 0, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
 		}
-		v, err := VerifyPair(a, b, f.Cfg.Policy)
+		v, err := clusters.VerifyPair(a, b, f.Policy)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("verify pair (%d, %d): %w", p.A, p.B, err)
 		}
@@ -211,54 +212,6 @@ func (f *verifyPairsFn) verify(pairsIt, featuresIt func(*[]byte) bool) (out []by
 		out = v.Append(out)
 	}
 	return out, checked, pruned, nil
-}
-
-// VerifyPair verifies a pair on its documents' features: a Bloom filter
-// each (K > 0) or the whole sets. A Bloom pair is unchecked when its
-// filters show no overlap they can tell from chance. The exact verification computes the
-// figures of every pair whose overlap may reach the lower of pol's
-// thresholds and the pairs table's floors (policy.MinResemblance,
-// policy.MinContainment), so that recluster stays exact; pairs the
-// filters prove below come back unchecked.
-func VerifyPair(a, b packed.Features, pol policy.Policy) (packed.Verified, error) {
-	if a.K > 0 || b.K > 0 {
-		e, err := bloom.Compare(bloom.Filter{N: a.N, K: uint8(a.K), Bits: a.Values}, bloom.Filter{N: b.N, K: uint8(b.K), Bits: b.Values})
-		if err != nil {
-			return packed.Verified{}, err
-		}
-		// No overlap the filters can tell from chance (an estimate of
-		// 0, or one filter too full beside the other to say): no figures.
-		return packed.Verified{Resemblance: e.Resemblance, AInB: e.AInB, BInA: e.BInA, Checked: e.Intersection > 0}, nil
-	}
-	na, nb := len(a.Values), len(b.Values)
-	if na == 0 || nb == 0 {
-		return packed.Verified{}, nil
-	}
-	o, ok := simjoin.Overlap(a.Values, b.Values, floorOverlap(pol, na, nb))
-	if !ok {
-		return packed.Verified{}, nil
-	}
-	return packed.Verified{
-		Resemblance: float64(o) / float64(na+nb-o),
-		AInB:        float64(o) / float64(na),
-		BInA:        float64(o) / float64(nb),
-		Checked:     true,
-	}, nil
-}
-
-// floorOverlap is the least overlap of sets of sizes na and nb that a
-// policy no stricter than pol or the pairs table's floors could link: the
-// least of the resemblance and containment bounds.
-func floorOverlap(pol policy.Policy, na, nb int) int {
-	r, c := policy.MinResemblance, policy.MinContainment
-	if pol.Resemblance > 0 {
-		r = min(r, pol.Resemblance)
-	}
-	if pol.Containment > 0 {
-		c = min(c, pol.Containment)
-	}
-	byContainment := int(math.Ceil(c*float64(min(na, nb)) - 1e-9))
-	return max(1, min(simjoin.MinOverlap(r, na, nb), byContainment))
 }
 
 // verifiedEstimates are what a pair's verification says, for the policy:

@@ -332,7 +332,7 @@ func options(cmd int) (pipelines.Options, error) {
 		Flags:     flags,
 		Overwrite: run.Overwrite,
 		Progress:  mode,
-		Config:    transforms.Config{Config: run.Config, Plumbing: transforms.Plumbing{Partitions: run.Partitions}},
+		Config:    transforms.Config{Config: run.Config, Plumbing: transforms.Plumbing{Placement: transforms.Placement{Partitions: run.Partitions}}},
 	}, nil
 }
 

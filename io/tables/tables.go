@@ -76,7 +76,7 @@ type Pair struct {
 	// the exact figures. Null where the run did not verify; where the
 	// exact verification's filters proved the pair below every policy
 	// the pairs table serves; and where the Bloom filters show no overlap
-	// they can tell from chance (see transforms.VerifyPair).
+	// they can tell from chance (see clusters.VerifyPair).
 	BloomResemblance     *float64 `parquet:"bloom_resemblance,optional"`
 	BloomContainmentAInB *float64 `parquet:"bloom_containment_a_in_b,optional"`
 	BloomContainmentBInA *float64 `parquet:"bloom_containment_b_in_a,optional"`
