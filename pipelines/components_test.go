@@ -2,10 +2,9 @@ package pipelines
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
@@ -23,11 +22,9 @@ func corpora(t *testing.T) []corpus {
 	t.Helper()
 	text := crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"}
 	cs := []corpus{{"sample crawl", "../testdata/crawl/*.parquet", text}}
-	const dir = "../../shared/data"
 	for _, name := range []string{"deb-copyright", "cc-main-2019-30-sample", "deb-manpages", "clough-stevenson", "multilingual-docs", "python-3.11-docs-html"} {
-		path := filepath.Join(dir, name+".parquet")
-		if _, err := os.Stat(path); err != nil {
-			t.Logf("skipping %s: not present (the shared corpora live beside the repository): %v", name, err)
+		path, ok := shareddata.Optional(t, name+".parquet")
+		if !ok {
 			continue
 		}
 		cols := text

@@ -1,9 +1,9 @@
 package pipelines
 
 import (
-	"os"
 	"testing"
 
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/settings"
 )
 
@@ -14,13 +14,10 @@ import (
 // sums in arrival order.
 func TestDeterministicAcrossPartitions(t *testing.T) {
 	inputs := []string{"../testdata/crawl/*.parquet"}
-	const a, b = "../../shared/data/deb-copyright.parquet", "../../shared/data/cc-main-2019-30-sample.parquet"
-	_, errA := os.Stat(a)
-	_, errB := os.Stat(b)
-	if errA == nil && errB == nil {
+	a, okA := shareddata.Optional(t, "deb-copyright.parquet")
+	b, okB := shareddata.Optional(t, "cc-main-2019-30-sample.parquet")
+	if okA && okB {
 		inputs = append(inputs, a+","+b)
-	} else {
-		t.Logf("shared corpora absent (they live beside the repository): only the sample crawl (%v, %v)", errA, errB)
 	}
 	for _, input := range inputs {
 		t.Run(input, func(t *testing.T) {

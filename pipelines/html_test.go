@@ -1,10 +1,10 @@
 package pipelines
 
 import (
-	"os"
 	"testing"
 
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/settings"
 )
 
@@ -23,10 +23,7 @@ func testHTMLInput(t *testing.T, mode string) {
 	cfg.Columns.Text, cfg.Columns.HTML = "", "html"
 	cfg.Extract = mode
 	r := run(t, "../testdata/html/pages.parquet", cfg)
-	if len(r.docs) == 0 {
-		t.Fatal("no docs")
-	}
-	checkInvariants(t, r, len(r.docs))
+	checkInvariants(t, r, len(inputRows(t, "../testdata/html/pages.parquet", cfg.Columns)))
 	for _, d := range r.docs {
 		if d.Extraction != mode {
 			t.Fatalf("doc %d: extraction %q, want %q", d.DocID, d.Extraction, mode)
@@ -76,10 +73,7 @@ func testHTMLInput(t *testing.T, mode string) {
 // template; the main content (the default) and, on all visible text, the
 // site-template shingles each leave at most a handful of links.
 func TestPythonDocsTemplates(t *testing.T) {
-	const file = "../../shared/data/python-3.11-docs-html.parquet"
-	if _, err := os.Stat(file); err != nil {
-		t.Skipf("the shared corpora are absent (%v): this test needs ../shared/data", err)
-	}
+	file := shareddata.Path(t, "python-3.11-docs-html.parquet")
 	links := func(extract string, templates bool) int {
 		cfg := defaultConfig()
 		cfg.Columns.Text, cfg.Columns.HTML = "", "html"

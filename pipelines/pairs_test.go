@@ -3,12 +3,12 @@ package pipelines
 import (
 	"cmp"
 	"context"
-	"os"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/tables"
 )
 
@@ -18,11 +18,8 @@ import (
 // skips pairs by their sketch sizes, and recluster refuses the output.
 func TestLinkedPairsOnly(t *testing.T) {
 	inputs := []string{"../testdata/crawl/*.parquet"}
-	const shared = "../../shared/data/deb-copyright.parquet"
-	if _, err := os.Stat(shared); err == nil {
+	if shared, ok := shareddata.Optional(t, "deb-copyright.parquet"); ok {
 		inputs = append(inputs, shared)
-	} else {
-		t.Logf("%s not present (the shared corpora live beside the repository): testing the sample crawl only", shared)
 	}
 	for _, input := range inputs {
 		for _, spec := range []string{"resemblance:0.5", "containment:0.8"} {

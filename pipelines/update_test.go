@@ -3,7 +3,6 @@ package pipelines
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -76,13 +76,10 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		name, old, new, all string
 	}
 	splits := []split{{"sample", "../testdata/crawl/part-0000[01].parquet", "../testdata/crawl/part-0000[23].parquet", "../testdata/crawl/*.parquet"}}
-	const shared = "../../shared/data/deb-copyright.parquet"
-	if _, err := os.Stat(shared); err == nil {
+	if shared, ok := shareddata.Optional(t, "deb-copyright.parquet"); ok {
 		dir := t.TempDir()
 		a, b := splitCorpus(t, shared, dir, 0.6)
 		splits = append(splits, split{"deb-copyright", a, b, filepath.Join(dir, "*.parquet")})
-	} else {
-		t.Logf("the shared corpora are absent (%v): the sample crawl only", err)
 	}
 	for _, c := range []struct {
 		name       string
@@ -334,11 +331,13 @@ func (r *result) lostRows(t *testing.T) []tables.Lost {
 	return rows
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+// deref is *p, or T's zero value for a null.
+func deref[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
 	}
-	return *s
+	return v
 }
 
 // TestUpdateChain: updates of updates, each with more partitions than the

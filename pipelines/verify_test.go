@@ -128,7 +128,7 @@ func TestVerifyBloom(t *testing.T) {
 		if want.Intersection == 0 {
 			// No overlap the filters can tell from chance: no figures.
 			if p.BloomResemblance != nil || p.Linked {
-				t.Errorf("pair %d-%d: Bloom figures %v (linked %v) where the filters tell no overlap", p.DocA, p.DocB, *p.BloomResemblance, p.Linked)
+				t.Errorf("pair %d-%d: Bloom figures given %v (resemblance %v), linked %v, where the filters tell no overlap", p.DocA, p.DocB, p.BloomResemblance != nil, deref(p.BloomResemblance), p.Linked)
 			}
 			continue
 		}

@@ -2,17 +2,13 @@ package transforms
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/settings"
 )
-
-// sharedData is where the real corpora live (see ../shared/data/README.md).
-const sharedData = "../../shared/data"
 
 // BenchmarkPhase1 is phase 1 on one core over the real corpora of
 // ../shared/data: reading the Parquet row groups, then RowSketcher (canonical
@@ -28,11 +24,7 @@ func BenchmarkPhase1(b *testing.B) {
 		{"deb-copyright", ""},
 		{"python-3.11-docs-html", "html"},
 	} {
-		path := filepath.Join(sharedData, c.file+".parquet")
-		if _, err := os.Stat(path); err != nil {
-			b.Logf("skipping %s: %v (the shared corpora are absent)", c.file, err)
-			continue
-		}
+		path := shareddata.Path(b, c.file+".parquet")
 		cfg := benchConfig()
 		if c.html != "" {
 			cfg.Columns = crawl.Columns{HTML: c.html, URL: "url", ID: "id", Date: "date"}

@@ -170,6 +170,12 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 	for k, m := range members {
 		index[m.Doc] = k
 	}
+	repOf := func(m packed.Member) uint64 { // the document whose sketch stands for m
+		if m.IdenticalTo != packed.NoDoc {
+			return m.IdenticalTo
+		}
+		return m.Doc
+	}
 	sketchOf := func(m packed.Member) []uint64 {
 		if m.IdenticalTo != packed.NoDoc {
 			if k, ok := index[m.IdenticalTo]; ok {
@@ -198,8 +204,11 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 		ks := sketchOf(members[kept])
 		var stay, rest []int
 		for _, k := range g {
+			// An identical copy of the kept document (or of the document
+			// it copies) resembles it wholly, whatever its sketch: an
+			// empty one (a short page) would otherwise estimate 0.
 			e := policy.Estimates{Resemblance: 1}
-			if k != kept && opt.Estimate != nil {
+			if k != kept && opt.Estimate != nil && repOf(members[k]) != repOf(members[kept]) {
 				e = opt.Estimate(sketchOf(members[k]), ks)
 			}
 			res[k] = e.Resemblance

@@ -176,3 +176,38 @@ func sketchFor(sketches []packed.Sketch, doc uint64) []uint64 {
 	}
 	return nil
 }
+
+// TestCopyOfKeptWithEmptySketch: a short page's sketch can be empty (no
+// shingle fingerprint is 0 mod m). Its identical copies still resemble it
+// wholly: resemblance_to_kept 1, and a centred cluster keeps them. (The
+// estimate of two empty sketches is 0, which once split such copies off.)
+func TestCopyOfKeptWithEmptySketch(t *testing.T) {
+	est := func(a, b []uint64) policy.Estimates {
+		n := 0
+		for _, x := range a {
+			if slices.Contains(b, x) {
+				n++
+			}
+		}
+		if len(a)+len(b)-n == 0 {
+			return policy.Estimates{}
+		}
+		return policy.Estimates{Shared: n, Resemblance: float64(n) / float64(len(a)+len(b)-n)}
+	}
+	// 1 (empty sketch) is copied by 2 and 3; 4 links to 5.
+	sketches := []packed.Sketch{{Doc: 1}, {Doc: 4, Values: []uint64{7, 8}}, {Doc: 5, Values: []uint64{7, 8}}}
+	edges := []packed.Edge{{A: 1, B: 2, Resemblance: 1, Copy: true}, {A: 1, B: 3, Resemblance: 1, Copy: true}, {A: 4, B: 5, Resemblance: 1}}
+	ranks := []packed.Arc{{U: 1, V: math.Float64bits(1)}, {U: 4, V: math.Float64bits(1)}, {U: 5, V: math.Float64bits(1)}}
+	pol := policy.Default
+	for _, opt := range []Options{{Estimate: est}, {Estimate: est, Centered: &pol}} {
+		assign, stats, _ := Components(edges, sketches, ranks, opt)
+		if len(assign) != 5 || len(stats) != 2 || stats[0].Size != 3 {
+			t.Fatalf("centered %v: %d assignments, stats %+v; want clusters {1,2,3} and {4,5}", opt.Centered != nil, len(assign), stats)
+		}
+		for _, a := range assign {
+			if a.ResToKept != 1 {
+				t.Errorf("centered %v: doc %d (kept %d): resemblance to kept %g, want 1", opt.Centered != nil, a.Doc, a.Kept, a.ResToKept)
+			}
+		}
+	}
+}

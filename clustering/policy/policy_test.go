@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -25,6 +26,69 @@ func TestParse(t *testing.T) {
 	for _, bad := range []string{"", "resemblance", "resemblance:0", "resemblance:1.5", "jaccard:0.5", "containment:x"} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+// TestLinksAtTheThreshold: a pair exactly at a threshold links and one a
+// hair below does not, for each measure, on both sides of the pair. The
+// expectations are Broder's rule ("at least the threshold") written out,
+// with fractions that are exact in binary and in decimal (4/5 is the
+// double nearest 0.8, as is the literal), not the package's own result.
+func TestLinksAtTheThreshold(t *testing.T) {
+	below := func(x float64) float64 { return math.Nextafter(x, 0) }
+	cases := []struct {
+		name string
+		p    Policy
+		e    Estimates
+		want bool
+	}{
+		{"resemblance at 0.5", Default, Estimates{Shared: 3, Resemblance: 3.0 / 6}, true},
+		{"resemblance below 0.5", Default, Estimates{Shared: 3, Resemblance: below(0.5)}, false},
+		{"resemblance at 0.8", Policy{Resemblance: 0.8}, Estimates{Resemblance: 4.0 / 5}, true},
+		{"resemblance below 0.8", Policy{Resemblance: 0.8}, Estimates{Resemblance: below(4.0 / 5)}, false},
+		{"resemblance at 1", Policy{Resemblance: 1}, Estimates{Resemblance: 1}, true},
+		{"A in B at 0.8", Policy{Containment: 0.8}, Estimates{AInB: f(4.0 / 5), BInA: f(0.1)}, true},
+		{"B in A at 0.8", Policy{Containment: 0.8}, Estimates{AInB: f(0.1), BInA: f(4.0 / 5)}, true},
+		{"A in B below 0.8", Policy{Containment: 0.8}, Estimates{AInB: f(below(0.8)), BInA: f(0.1)}, false},
+		{"B in A below 0.8", Policy{Containment: 0.8}, Estimates{AInB: f(0.1), BInA: f(below(0.8))}, false},
+		{"containment at 1", Policy{Containment: 1}, Estimates{AInB: f(1)}, true},
+		{"both, containment at its threshold", Policy{Resemblance: 0.5, Containment: 0.75}, Estimates{Resemblance: 0.25, AInB: f(3.0 / 4)}, true},
+		{"both, each below", Policy{Resemblance: 0.5, Containment: 0.75}, Estimates{Resemblance: below(0.5), AInB: f(below(0.75))}, false},
+	}
+	for _, c := range cases {
+		if got := c.p.Links(c.e); got != c.want {
+			t.Errorf("%s: %v links %+v = %v, want %v", c.name, c.p, c.e, got, c.want)
+		}
+	}
+}
+
+// TestKeepAtTheFloors: the pairs table keeps a pair from each floor up
+// (two shared values, resemblance MinResemblance, containment
+// MinContainment either way) and drops one just under all of them.
+func TestKeepAtTheFloors(t *testing.T) {
+	below := func(x float64) float64 { return math.Nextafter(x, 0) }
+	lowR, lowC := below(0.2), f(below(0.5))
+	cases := []struct {
+		name   string
+		e      Estimates
+		linked bool
+		want   bool
+	}{
+		{"two shared values", Estimates{Shared: 2, Resemblance: 0.01, AInB: f(0.01), BInA: f(0.01)}, false, true},
+		{"one shared value", Estimates{Shared: 1, Resemblance: lowR, AInB: lowC, BInA: lowC}, false, false},
+		{"no containment estimate", Estimates{Shared: 1, Resemblance: lowR}, false, false},
+		{"linked", Estimates{Shared: 1, Resemblance: lowR, AInB: lowC, BInA: lowC}, true, true},
+		{"resemblance at 0.2", Estimates{Shared: 1, Resemblance: 1.0 / 5, AInB: lowC, BInA: lowC}, false, true},
+		{"A in B at 0.5", Estimates{Shared: 1, Resemblance: lowR, AInB: f(1.0 / 2), BInA: lowC}, false, true},
+		{"B in A at 0.5", Estimates{Shared: 1, Resemblance: lowR, AInB: lowC, BInA: f(1.0 / 2)}, false, true},
+	}
+	if MinResemblance != 0.2 || MinContainment != 0.5 {
+		t.Fatalf("the floors are %g and %g; this test's cases sit at 0.2 and 0.5", MinResemblance, MinContainment)
+	}
+	for _, c := range cases {
+		if got := Keep(c.e, c.linked); got != c.want {
+			t.Errorf("%s: Keep(%+v, linked %v) = %v, want %v", c.name, c.e, c.linked, got, c.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // naiveComponents labels every ID with the smallest ID reachable from it,
@@ -135,26 +134,141 @@ func TestUnseenAndSingletons(t *testing.T) {
 	}
 }
 
-func TestLongChainNoRecursion(t *testing.T) {
-	const n = 1_000_000
-	start := time.Now()
-	u := New(n)
-	// A chain that links each new ID to the previous one, in the order
-	// that would build a path of length n without union by size, plus a
-	// reverse pass.
+// TestLongChainWork bounds the work of long chains of unions, the input
+// that would build paths of length n without union by size, and of
+// finding every ID afterwards. The work of Union and Find is root's walk
+// up the parent links, so before each call the test walks (read-only)
+// the paths the call will take and counts their links: a bound on the
+// loop iterations of root, which path halving takes one per two links.
+// The count stops at a budget, so a forest gone deep fails the test
+// rather than hanging it.
+//
+// Measured (two chains of 500,000 IDs, linked new-to-old and old-to-new,
+// then a Find of every ID): 1,999,993 links for 1,999,998 calls, 1.00
+// per call, and a largest depth of 1 after the unions and the finds.
+// Checked by temporary mutations of unionfind.go: without union by size
+// the first chain is a path, 499,999 links deep, and the depth check
+// fails (the calls then follow 1.64 links each, path halving alone being
+// logarithmic amortized); with neither union by size nor path halving
+// the Finds go quadratic (about 1.25e11 links) and, after the depth
+// check has failed, the budget stops the test at call 1,000,012. Without
+// path halving alone the work stays at 1.00 per call: union by size
+// keeps it linear here, as it should.
+func TestLongChainWork(t *testing.T) {
+	const (
+		n = 500_000
+		// The budget of links per call (measured 1.00), and the
+		// largest depth allowed afterwards: union by size alone keeps
+		// every depth at most log2 of the IDs, 20 (measured 1).
+		maxPerCall = 2
+		maxDepth   = 20
+	)
+	u := New(2 * n)
+	calls, links := 0, 0
+	budget := maxPerCall * 4 * n // about 4n calls
+	// walk adds the depth of id's node (0 for an ID not yet seen) to
+	// links, and fails once the budget is spent.
+	walk := func(id uint64) {
+		i, ok := u.index[id]
+		if !ok {
+			return
+		}
+		for u.parent[i] != i {
+			i = u.parent[i]
+			links++
+			if links > budget {
+				t.Fatalf("after %d calls, %d parent links followed: over the budget of %d per call", calls, links, maxPerCall)
+			}
+		}
+	}
+	union := func(a, b uint64) {
+		walk(a)
+		walk(b)
+		u.Union(a, b)
+		calls++
+	}
+	chainA := func(i uint64) uint64 { return i*7919 + 1 }
+	chainB := func(i uint64) uint64 { return i*7919 + 2 }
 	for i := uint64(1); i < n; i++ {
-		u.Union(i*7919+1, (i-1)*7919+1)
+		union(chainA(i), chainA(i-1)) // each new ID to the previous one
 	}
-	if got := u.Find((n-1)*7919 + 1); got != 1 {
-		t.Fatalf("Find(end of chain) = %d, want 1", got)
+	for i := uint64(1); i < n; i++ {
+		union(chainB(i-1), chainB(i)) // the other way round
 	}
-	if u.Len() != n {
-		t.Fatalf("Len = %d", u.Len())
+	if u.Len() != 2*n {
+		t.Fatalf("Len = %d, want %d", u.Len(), 2*n)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("1e6 unions took %v", d)
+	if d := forestDepth(u); d > maxDepth {
+		t.Errorf("after the unions a node is %d links deep, want <= %d", d, maxDepth)
 	}
-	t.Logf("1e6 chain unions + find: %v, ~%.0f bytes/ID", time.Since(start), u.BytesPerID())
+	for i := uint64(0); i < n; i++ {
+		for _, id := range []uint64{chainA(i), chainB(i)} {
+			walk(id)
+			want := chainA(0)
+			if id%7919 == 2 {
+				want = chainB(0)
+			}
+			if got := u.Find(id); got != want {
+				t.Fatalf("Find(%d) = %d, want %d", id, got, want)
+			}
+			calls++
+		}
+	}
+	if d := forestDepth(u); d > maxDepth {
+		t.Errorf("after the finds a node is %d links deep, want <= %d", d, maxDepth)
+	}
+	per := float64(links) / float64(calls)
+	t.Logf("%d calls followed %d parent links, %.2f per call; largest depth %d; %.0f bytes/ID", calls, links, per, forestDepth(u), u.BytesPerID())
+	if per > maxPerCall {
+		t.Errorf("%.2f parent links per call, want <= %d", per, maxPerCall)
+	}
+}
+
+// forestDepth returns the largest number of parent links from a node of
+// u to its root, in time linear in the nodes (each depth is computed
+// once, without recursion).
+func forestDepth(u *UF) int {
+	depth := make([]int32, len(u.parent))
+	for i := range depth {
+		depth[i] = -1
+	}
+	var path []int32
+	maxD := 0
+	for i := range u.parent {
+		j := int32(i)
+		for depth[j] < 0 && u.parent[j] != j {
+			path = append(path, j)
+			j = u.parent[j]
+		}
+		if u.parent[j] == j {
+			depth[j] = 0
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			depth[path[k]] = depth[u.parent[path[k]]] + 1
+		}
+		if len(path) > 0 {
+			maxD = max(maxD, int(depth[path[0]]))
+		}
+		path = path[:0]
+	}
+	return maxD
+}
+
+// BenchmarkLongChain is the speed of TestLongChainWork's chains: a
+// million unions that link each new ID to the previous one, then a Find
+// of the end.
+func BenchmarkLongChain(b *testing.B) {
+	const n = 1_000_000
+	for b.Loop() {
+		u := New(n)
+		for i := uint64(1); i < n; i++ {
+			u.Union(i*7919+1, (i-1)*7919+1)
+		}
+		if got := u.Find((n-1)*7919 + 1); got != 1 {
+			b.Fatalf("Find(end of chain) = %d, want 1", got)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/union")
 }
 
 func TestBytesPerIDIsSane(t *testing.T) {

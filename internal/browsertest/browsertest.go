@@ -53,6 +53,9 @@ func New(t *testing.T) *Browser {
 	t.Helper()
 	path := Find()
 	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no browser installed (tried %s; set NEARDUP_BROWSER): CI runs the browser tests, and .ci/run installs Debian's chromium", strings.Join(browsers, ", "))
+		}
 		t.Skipf("no browser installed (tried %s; set NEARDUP_BROWSER): the browser tests need one, and .ci/run installs Debian's chromium", strings.Join(browsers, ", "))
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,

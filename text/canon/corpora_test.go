@@ -3,12 +3,11 @@ package canon
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/text/htmltext"
 )
@@ -17,9 +16,9 @@ import (
 // real text: every document of every table in ../shared/data (the HTML
 // table as its visible text) must give, through Tokens and AppendHashes,
 // exactly the tokens and hashes of the reference rule applied to the whole
-// document (appendSlow). It skips when the shared corpora are absent.
+// document (appendSlow). It skips when the shared corpora are absent
+// (and fails under CI).
 func TestRealCorporaMatchWhole(t *testing.T) {
-	const dir = "../../../shared/data"
 	corpora := []struct{ file, text, html string }{
 		{"multilingual-docs.parquet", "text", ""},
 		{"cc-main-2019-30-sample.parquet", "text", ""},
@@ -28,13 +27,14 @@ func TestRealCorporaMatchWhole(t *testing.T) {
 		{"clough-stevenson.parquet", "text", ""},
 		{"python-3.11-docs-html.parquet", "", "html"},
 	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the shared corpora are absent (%v): the differential test on real text needs ../shared/data", err)
+	paths := make([]string, len(corpora))
+	for i, c := range corpora {
+		paths[i] = shareddata.Path(t, c.file)
 	}
 	ctx := context.Background()
 	var hashes []uint64
-	for _, c := range corpora {
-		path := filepath.Join(dir, c.file)
+	for i, c := range corpora {
+		path := paths[i]
 		cols := crawl.Columns{Text: c.text, HTML: c.html}
 		splits, err := crawl.Splits(ctx, 0, path, cols)
 		if err != nil {
@@ -74,13 +74,9 @@ func TestRealCorporaMatchWhole(t *testing.T) {
 // of text per second. The sub-benchmarks split multilingual-docs by
 // language (the id's prefix: man-ja, man-zh_CN, ...), so a change that
 // only affects one script shows where it costs. It skips when the shared
-// corpora are absent.
+// corpora are absent (and fails under CI).
 func BenchmarkCorpusHashes(b *testing.B) {
-	const dir = "../../../shared/data"
-	path := filepath.Join(dir, "multilingual-docs.parquet")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("the shared corpora are absent (%v)", err)
-	}
+	path := shareddata.Path(b, "multilingual-docs.parquet")
 	ctx := context.Background()
 	cols := crawl.Columns{Text: "text", ID: "id"}
 	splits, err := crawl.Splits(ctx, 0, path, cols)

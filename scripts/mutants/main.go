@@ -1,0 +1,249 @@
+// Command mutants checks that the tests guard what they claim to: it
+// applies each of a list of one-line mutations (a real defect, such as >=
+// turned into >) to a copy of the repository, one at a time, runs the
+// tests of the packages that should catch it, and reports every mutation
+// that survives, that is, whose tests still pass. It exits 1 if any
+// survives, or if a mutation's line is no longer in the source (the list
+// must follow the code).
+//
+//	go run ./scripts/mutants          # every mutation
+//	go run ./scripts/mutants -run policy
+//
+// The copy sits beside a link to ../shared, so the tests find the shared
+// corpora as they do in the repository. A mutation must compile: one that
+// does not would fail its tests for the wrong reason.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// mutation is one defect: the text old in file (which must occur exactly
+// once) becomes new; the tests of pkgs (go test patterns, -run filtered by
+// run when set) must then fail.
+type mutation struct {
+	name     string
+	file     string
+	old, new string
+	pkgs     []string
+	run      string
+}
+
+var mutations = []mutation{
+	{
+		name: "policy: containment compared with > at the threshold",
+		file: "clustering/policy/policy.go",
+		old:  "return p.Containment > 0 && maxContainment(e) >= p.Containment",
+		new:  "return p.Containment > 0 && maxContainment(e) > p.Containment",
+		pkgs: []string{"./clustering/policy"},
+	},
+	{
+		name: "policy: resemblance compared with > at the threshold",
+		file: "clustering/policy/policy.go",
+		old:  "if p.Resemblance > 0 && e.Resemblance >= p.Resemblance {",
+		new:  "if p.Resemblance > 0 && e.Resemblance > p.Resemblance {",
+		pkgs: []string{"./clustering/policy"},
+	},
+	{
+		name: "policy.Keep: the Shared floor raised from 2 to 3",
+		file: "clustering/policy/policy.go",
+		old:  "return linked || e.Shared >= 2 ||",
+		new:  "return linked || e.Shared >= 3 ||",
+		pkgs: []string{"./clustering/policy"},
+	},
+	{
+		name: "policy.Keep: the Shared floor dropped",
+		file: "clustering/policy/policy.go",
+		old:  "return linked || e.Shared >= 2 ||",
+		new:  "return linked || false ||",
+		pkgs: []string{"./clustering/policy"},
+	},
+	{
+		name: "clusters: an identical copy of the kept document estimated from its (possibly empty) sketch",
+		file: "clustering/clusters/clusters.go",
+		old:  "if k != kept && opt.Estimate != nil && repOf(members[k]) != repOf(members[kept]) {",
+		new:  "if k != kept && opt.Estimate != nil && (repOf(members[k]) != repOf(members[kept]) || k != kept) {",
+		pkgs: []string{"./clustering/clusters"},
+	},
+	{
+		name: "phase 3: a pair partition's last pair dropped",
+		file: "transforms/paircount.go",
+		old:  "for _, p := range mergeCounts(all) {",
+		new:  "for _, p := range func(ps []packed.Pair) []packed.Pair { return ps[:max(len(ps)-1, 0)] }(mergeCounts(all)) {",
+		pkgs: []string{"./pipelines"},
+		run:  "TestPairsTableComplete",
+	},
+	{
+		name: "htmltext: ExtractMain gives up on a page without a <main> or role=main hint",
+		file: "text/htmltext/content.go",
+		old:  "return e.assemble()",
+		new:  `if !e.anyBlock(flMain) { return "" }; return e.assemble()`,
+		pkgs: []string{"./text/htmltext"},
+		run:  "TestMainWithoutHintsOnPythonDocs",
+	},
+}
+
+func main() {
+	only := flag.String("run", "", "only the mutations whose name contains this")
+	flag.Parse()
+	root, err := os.Getwd()
+	if err == nil {
+		_, err = os.Stat(filepath.Join(root, "go.mod"))
+	}
+	if err != nil {
+		fail("run from the module root: %v", err)
+	}
+	tmp, err := os.MkdirTemp("", "neardup-mutants-")
+	if err != nil {
+		fail("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	tree := filepath.Join(tmp, filepath.Base(root))
+	if err := copyTree(root, tree); err != nil {
+		fail("copying the repository: %v", err)
+	}
+	// The tests look for the shared corpora in ../shared beside the tree.
+	if shared, err := filepath.Abs(filepath.Join(root, "..", "shared")); err == nil {
+		if _, err := os.Stat(shared); err == nil {
+			if err := os.Symlink(shared, filepath.Join(tmp, "shared")); err != nil {
+				fail("%v", err)
+			}
+		}
+	}
+	var survived, stale []string
+	n := 0
+	for _, m := range mutations {
+		if *only != "" && !strings.Contains(m.name, *only) {
+			continue
+		}
+		n++
+		start := time.Now()
+		outcome, err := try(tree, m)
+		switch {
+		case err != nil:
+			stale = append(stale, fmt.Sprintf("%s: %v", m.name, err))
+			fmt.Printf("STALE    %s: %v\n", m.name, err)
+		case outcome == "survived":
+			survived = append(survived, m.name)
+			fmt.Printf("SURVIVED %s (%s, %.0fs)\n", m.name, strings.Join(m.pkgs, " "), time.Since(start).Seconds())
+		default:
+			fmt.Printf("killed   %s (%s, %.0fs)\n", m.name, strings.Join(m.pkgs, " "), time.Since(start).Seconds())
+		}
+	}
+	if n == 0 {
+		fail("no mutation matches -run %q", *only)
+	}
+	if len(survived)+len(stale) > 0 {
+		fmt.Printf("mutants: %d of %d survived, %d stale: the tests did not catch these defects\n", len(survived), n, len(stale))
+		os.Exit(1)
+	}
+	fmt.Printf("mutants: all %d killed\n", n)
+}
+
+// try applies m to the tree, runs its tests and restores the file. The
+// outcome is "killed" or "survived"; an error means the mutation could
+// not be tried as written.
+func try(tree string, m mutation) (string, error) {
+	path := filepath.Join(tree, m.file)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if c := bytes.Count(orig, []byte(m.old)); c != 1 {
+		return "", fmt.Errorf("%s holds the line %q %d times, want once: update the mutation to follow the code", m.file, m.old, c)
+	}
+	if err := os.WriteFile(path, bytes.Replace(orig, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
+		return "", err
+	}
+	defer os.WriteFile(path, orig, 0o644)
+	// The mutated packages must build, tests included: a mutation that
+	// breaks the build proves nothing.
+	vet := exec.Command("go", append([]string{"vet"}, m.pkgs...)...)
+	vet.Dir = tree
+	if out, err := vet.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("the mutated code does not build: %v\n%s", err, out)
+	}
+	args := []string{"test", "-count=1", "-timeout=15m"}
+	if m.run != "" {
+		args = append(args, "-run", m.run)
+	}
+	cmd := exec.Command("go", append(args, m.pkgs...)...)
+	cmd.Dir = tree
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if err == nil {
+		return "survived", nil
+	}
+	if _, ok := err.(*exec.ExitError); !ok {
+		return "", err
+	}
+	if !strings.Contains(out.String(), "--- FAIL") {
+		return "", fmt.Errorf("go test failed without a failing test:\n%s", out.String())
+	}
+	return "killed", nil
+}
+
+// copyTree copies the files git tracks, and the untracked ones it does not
+// ignore, from src to dst.
+func copyTree(src, dst string) error {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = src
+	list, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git ls-files: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		from, to := filepath.Join(src, name), filepath.Join(dst, name)
+		fi, err := os.Lstat(from)
+		if os.IsNotExist(err) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := copyFile(from, to, fi.Mode()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string, mode os.FileMode) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode.Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "mutants: "+format+"\n", args...)
+	os.Exit(2)
+}
