@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
 for pkg in $(go list ./text/... ./features/... ./similarity/... ./clustering/... ./shuffle/... ./views/... ./settings/... \
-  ./io/store ./io/tables ./io/crawl ./io/output ./io/objstore); do
+  ./io/store ./io/tables ./io/crawl ./io/output ./io/objstore ./io/export); do
   if go list -deps "$pkg" | grep -q '^github.com/apache/beam'; then
     echo "$pkg links Beam:"
     go list -deps "$pkg" | grep '^github.com/apache/beam' | head -3 | sed 's/^/  /'

@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/sitetemplate"
 	"github.com/neardup/neardup/internal/progress"
+	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/similarity/bloom"
 	"github.com/neardup/neardup/similarity/sketch"
 )
@@ -36,6 +37,7 @@ const (
 	Update                // runner update takes it
 	Lost                  // runner lost takes it
 	NotRun                // a full run does not take it (--from, --url)
+	Export                // runner export takes it
 )
 
 // Setting is one declaration: everything about one setting.
@@ -52,7 +54,7 @@ type Setting struct {
 	manifest func(Config) string
 	Index    bool
 	// Commands are the commands besides a full run that take the flag
-	// (Recluster, Update, Lost, NotRun).
+	// (Recluster, Update, Lost, Export, NotRun).
 	Commands int
 	Bool     bool // a flag given without a value (--overwrite)
 	// set parses a value of the flag into r; load, when set, parses a
@@ -334,7 +336,7 @@ var Declarations = []*Setting{
 		}},
 
 	// output
-	{Name: "output", Group: GroupOutput, Commands: Recluster | Update,
+	{Name: "output", Group: GroupOutput, Commands: Recluster | Update | Export,
 		Help: "the output folder, local or on any Beam filesystem; a rerun replaces the old output",
 		set:  func(r *Run, v string) error { r.Output = v; return nil }},
 	{Name: "pairs", Group: GroupOutput, Default: "all", Commands: Update, Manifest: "pairs",
@@ -347,16 +349,28 @@ var Declarations = []*Setting{
 			r.LinkedOnly = v == "linked"
 			return nil
 		}},
-	{Name: "overwrite", Group: GroupOutput, Default: "false", Bool: true, Commands: Recluster | Update,
+	{Name: "overwrite", Group: GroupOutput, Default: "false", Bool: true, Commands: Recluster | Update | Export,
 		Help: "write into an --output folder that holds files other than a neardup output",
 		set: func(r *Run, v string) (err error) {
 			r.Overwrite, err = strconv.ParseBool(v)
 			return err
 		}},
+	{Name: "drop", Group: GroupOutput, Default: string(export.DropDuplicates), Commands: Export | NotRun,
+		Help: "export: which input rows are left out: duplicates (every clustered document but the one its cluster keeps, identical copies included: the rows whose docs row is not is_representative), identical (only exact copies: identical_to set) or none; empty and rejected rows go by --drop-invalid",
+		set: func(r *Run, v string) (err error) {
+			r.Drop, err = export.ParseDrop(v)
+			return err
+		}},
+	{Name: "drop-invalid", Group: GroupOutput, Default: "false", Bool: true, Commands: Export | NotRun,
+		Help: "export: leave out the rows whose status is empty or rejected too (kept by default)",
+		set: func(r *Run, v string) (err error) {
+			r.DropInvalid, err = strconv.ParseBool(v)
+			return err
+		}},
 
 	// incremental
-	{Name: "from", Group: GroupIncremental, Commands: Recluster | Update | Lost | NotRun,
-		Help: "recluster, update, lost: the finished output to read (update: the index the new input is deduplicated against)",
+	{Name: "from", Group: GroupIncremental, Commands: Recluster | Update | Lost | Export | NotRun,
+		Help: "recluster, update, lost, export: the finished output to read (update: the index the new input is deduplicated against)",
 		set:  func(r *Run, v string) error { r.From = v; return nil }},
 	{Name: "sweep-date", Group: GroupIncremental, Default: "today", Commands: Update, Manifest: "sweep_date",
 		Help:     "the sweep (crawl) the input's documents come from, YYYY-MM-DD (today: the date in UTC); an update with the index's latest sweep date adds to that sweep, a later one starts a new sweep",
@@ -395,7 +409,7 @@ var Declarations = []*Setting{
 			r.Progress = v
 			return nil
 		}},
-	{Name: "verbose", Group: GroupRunner, Default: "false", Bool: true, Commands: Recluster | Update,
+	{Name: "verbose", Group: GroupRunner, Default: "false", Bool: true, Commands: Recluster | Update | Export,
 		Help: "Beam's and the Prism runner's own log on stderr; without it the log goes to a file in the temporary folder, kept and named when the run fails",
 		set: func(r *Run, v string) (err error) {
 			r.Verbose, err = strconv.ParseBool(v)

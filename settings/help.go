@@ -21,7 +21,7 @@ var groupTitles = map[Group]string{
 var commandNames = []struct {
 	cmd  int
 	name string
-}{{Recluster, "recluster"}, {Update, "update"}, {Lost, "lost"}}
+}{{Recluster, "recluster"}, {Update, "update"}, {Lost, "lost"}, {Export, "export"}}
 
 // PrintHelp writes the flags command cmd takes (0: a full run), grouped,
 // each with its default and help.

@@ -23,6 +23,7 @@ import (
 	"github.com/neardup/neardup/features/chunk"
 	"github.com/neardup/neardup/features/sitetemplate"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/similarity/bloom"
 	"github.com/neardup/neardup/similarity/sketch"
 )
@@ -92,14 +93,17 @@ type Config struct {
 // Run is a command line's settings: the Config and the run's plumbing.
 type Run struct {
 	Config
-	Input      string // comma-separated globs
-	Output     string
-	From       string // recluster, update, lost: the finished output to read
-	URL        string // lost: the URL to look for
-	Partitions int    // hash partitions per shuffle (0: from the input size)
-	Overwrite  bool
-	Progress   string
-	Verbose    bool
+	Input  string // comma-separated globs
+	Output string
+	From   string // recluster, update, lost: the finished output to read
+	URL    string // lost: the URL to look for
+	// Export: which input rows are left out (--drop, --drop-invalid).
+	Drop        export.Drop
+	DropInvalid bool
+	Partitions  int // hash partitions per shuffle (0: from the input size)
+	Overwrite   bool
+	Progress    string
+	Verbose     bool
 
 	// What some flags hold until Resolve settles them against others.
 	threshold     float64 // --threshold, the shorthand of --policy

@@ -19,6 +19,12 @@
 //
 //	go run ./cmd/runner lost --from /tmp/neardup-out-2 --url https://example.com/gone
 //
+// With "export" first it writes the deduplicated crawl: the rows of a
+// finished run's input files that its docs table keeps, every column as
+// it was, one file per input (see docs/export.md):
+//
+//	go run ./cmd/runner export --from /tmp/neardup-out --output /tmp/dedup
+//
 // With "query" first it answers from a finished output: a URL's cluster
 // and the pages like it, or the indexed pages a given page resembles:
 //
@@ -65,10 +71,10 @@ var run settings.Run
 
 // commands are the command words that take the run's flags, as package
 // settings names them.
-var commands = map[string]int{"recluster": settings.Recluster, "update": settings.Update, "lost": settings.Lost}
+var commands = map[string]int{"recluster": settings.Recluster, "update": settings.Update, "lost": settings.Lost, "export": settings.Export}
 
 // invoked is the command word this invocation began with (recluster,
-// update, lost), before main takes it out of os.Args; "" for a full run.
+// update, lost, export), before main takes it out of os.Args; "" for a full run.
 var invoked = func() string {
 	if _, ok := commands[arg(1)]; ok {
 		return arg(1)
@@ -85,7 +91,7 @@ func commandWord() string {
 }
 
 // command is what this invocation runs: 0 for a full run, or
-// settings.Recluster, Update or Lost.
+// settings.Recluster, Update, Lost or Export.
 func command() int { return commands[invoked] }
 
 func init() {
@@ -108,6 +114,8 @@ func printUsage(cmd int) {
   runner update --from DIR --input GLOBS --output DIR [flags]
                                                      new input deduplicated against an output
   runner lost --from DIR --url URL                   where a URL absent from the latest sweep went
+  runner export --from DIR --output DIR [--drop duplicates|identical|none] [--drop-invalid]
+                                                     the kept rows of the run's input (docs/export.md)
   runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json]
   runner report --from DIR --output report.html
   runner serve --from DIR [--addr 127.0.0.1:8080]
@@ -164,7 +172,8 @@ func main() {
 	}
 	recluster := len(os.Args) > 1 && os.Args[1] == "recluster"
 	update := len(os.Args) > 1 && os.Args[1] == "update"
-	if recluster || update {
+	exporting := len(os.Args) > 1 && os.Args[1] == "export"
+	if recluster || update || exporting {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
 	}
 	// Beam's worker mode re-enters main with its own flags: parse, then
@@ -174,6 +183,9 @@ func main() {
 	logs := quietLogs()
 
 	ctx := context.Background()
+	if exporting {
+		os.Exit(exportMain(ctx, logs, os.Stderr))
+	}
 	var m *output.Manifest
 	var err error
 	if recluster {

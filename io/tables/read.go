@@ -124,6 +124,26 @@ func ReadDocs(ctx context.Context, name string) ([]Doc, error) {
 	))
 }
 
+// ReadKeepColumns reads, column by column, what an export needs of a
+// docs shard to decide which input rows it keeps: source_file,
+// source_row, status, identical_to and is_representative (the other
+// fields stay zero).
+func ReadKeepColumns(ctx context.Context, name string) ([]Doc, error) {
+	var file, status string
+	return readColumns(ctx, name, []column[Doc]{
+		{name: "source_file", set: func(r *Doc, v parquet.Value) { r.SourceFile = reuse(&file, v) }},
+		{name: "source_row", integer: func(r *Doc, x int64) { r.SourceRow = x }},
+		{name: "status", set: func(r *Doc, v parquet.Value) { r.Status = reuse(&status, v) }},
+		{name: "identical_to", set: func(r *Doc, v parquet.Value) {
+			if !v.IsNull() {
+				x := v.Int64()
+				r.IdenticalTo = &x
+			}
+		}},
+		{name: "is_representative", set: func(r *Doc, v parquet.Value) { r.IsRepresentative = v.Boolean() }},
+	})
+}
+
 // docMetaColumns are the docs columns phase 1 writes, doc_id first. The
 // low-cardinality strings (sweep, source file, status, extraction) share
 // one string per run of equal values: the list is one read's.

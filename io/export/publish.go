@@ -1,0 +1,151 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup/io/store"
+)
+
+// ManifestFile is the export's manifest, beside its files. It is not
+// named manifest.json so that an export folder is never taken for a
+// neardup output.
+const ManifestFile = "export.json"
+
+// SuccessMarker is written last, when the export is complete.
+const SuccessMarker = "_SUCCESS"
+
+// tempRoot holds a running export's files; CountsDir, below a run's
+// temporary folder, each written file's counts.
+const (
+	tempRoot  = "_temporary"
+	CountsDir = "_counts"
+)
+
+// File is one input file and what its export holds.
+type File struct {
+	Input  string `json:"input"`
+	Output string `json:"output"` // the name in the export folder
+	Counts Counts `json:"counts"`
+}
+
+// Manifest records an export: the run it read, the rule, and its counts,
+// per file and in all.
+type Manifest struct {
+	Tool        string  `json:"tool"`
+	From        string  `json:"from"`
+	Drop        Drop    `json:"drop"`
+	DropInvalid bool    `json:"drop_invalid"`
+	StartedAt   string  `json:"started_at"`
+	WallSeconds float64 `json:"wall_seconds"`
+	Counts      Counts  `json:"counts"`
+	Files       []File  `json:"files"`
+}
+
+// Dir is an export folder being written.
+type Dir struct {
+	Path    string
+	TempDir string // where the pipeline writes the files and their counts
+}
+
+// Prepare readies dir for an export: it removes an earlier export's
+// _SUCCESS, so that nothing looks complete while this one works, and any
+// temporary files a killed export left, and picks this export's temporary
+// folder. It refuses a dir that holds anything but an earlier export,
+// unless overwrite is set.
+func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("no --output folder given")
+	}
+	names, err := store.List(ctx, store.Join(dir, "*"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) > 0 && !overwrite {
+		ok, err := store.Exists(ctx, store.Join(dir, ManifestFile))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if ok, _ = store.Exists(ctx, store.Join(dir, tempRoot)); !ok {
+				return nil, fmt.Errorf("output folder %s holds files that are not a neardup export; choose another --output or pass --overwrite", dir)
+			}
+		}
+	}
+	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
+		return nil, fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
+	}
+	if err := store.RemoveAll(ctx, store.Join(dir, tempRoot)); err != nil {
+		return nil, fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
+	}
+	run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
+	return &Dir{Path: dir, TempDir: store.Join(dir, tempRoot, run)}, nil
+}
+
+// Publish moves the files of m (written under TempDir by their output
+// names) into place, with the counts the writers left beside them,
+// replacing an earlier export's files; then it writes the manifest, and
+// _SUCCESS last.
+func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
+	m.Counts = Counts{}
+	for i := range m.Files {
+		f := &m.Files[i]
+		b, err := store.ReadFile(ctx, store.Join(d.TempDir, CountsDir, CountsName(i)))
+		if err != nil {
+			return fmt.Errorf("the counts of %s: %w", f.Input, err)
+		}
+		if err := json.Unmarshal(b, &f.Counts); err != nil {
+			return fmt.Errorf("the counts of %s: %w", f.Input, err)
+		}
+		m.Counts.Add(f.Counts)
+	}
+	if b, err := store.ReadFile(ctx, store.Join(d.Path, ManifestFile)); err == nil {
+		var old Manifest
+		if json.Unmarshal(b, &old) == nil {
+			for _, f := range old.Files {
+				if err := store.Remove(ctx, store.Join(d.Path, f.Output)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, f := range m.Files {
+		dst := store.Join(d.Path, f.Output)
+		if err := store.Move(ctx, store.Join(d.TempDir, f.Output), dst); err != nil {
+			return fmt.Errorf("publishing %s: %w", dst, err)
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := store.WriteFile(ctx, store.Join(d.Path, ManifestFile), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := store.RemoveAll(ctx, store.Join(d.Path, tempRoot)); err != nil {
+		return err
+	}
+	return store.WriteFile(ctx, store.Join(d.Path, SuccessMarker), nil)
+}
+
+// CountsName is the name, under a run's CountsDir, of file i's counts.
+func CountsName(i int) string { return fmt.Sprintf("%06d.json", i) }
+
+// Within reports whether path is dir or lies below it, comparing local
+// paths in absolute form.
+func Within(path, dir string) bool {
+	if store.IsLocal(path) && store.IsLocal(dir) {
+		p, err1 := filepath.Abs(path)
+		d, err2 := filepath.Abs(dir)
+		if err1 == nil && err2 == nil {
+			path, dir = p, d
+		}
+	}
+	path, dir = strings.TrimSuffix(path, "/"), strings.TrimSuffix(dir, "/")
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
