@@ -82,3 +82,15 @@ for flags in "--mode=exact" "--verify=bloom --features=chunks:256 --stopwords=en
     2> "$work/embedded$name.log" || { tail -30 "$work/embedded$name.log"; exit 1; }
   "$work/tablediff" "$work/universal$name" "$work/embedded$name"
 done
+# The export (docs shards read one at a time, one writer per input file)
+# through the job server: the same bytes as the embedded export.
+"$work/runner" export --from "$work/embedded" --output "$work/export-universal" \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/export-universal.log" || { tail -30 "$work/export-universal.log"; exit 1; }
+"$work/runner" export --from "$work/embedded" --output "$work/export-embedded" --beam_strict \
+  2> "$work/export-embedded.log" || { tail -30 "$work/export-embedded.log"; exit 1; }
+for f in "$work"/export-embedded/*.parquet; do
+  cmp "$f" "$work/export-universal/$(basename "$f")" || { echo "export differs through the job server: $(basename "$f")" >&2; exit 1; }
+done
+ls "$work"/export-embedded/*.parquet > /dev/null
+echo "universal-check: the export through the job server is the embedded export, byte for byte"
