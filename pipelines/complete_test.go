@@ -37,7 +37,9 @@ func modFigures(shared, a, b int) figures {
 	return figures{float64(shared) / float64(a+b-shared), &ca, &cb}
 }
 
-// sharedValues counts the values two sorted sketches share.
+// sharedValues counts the values two sorted sketches share. It is
+// written here rather than calling sketch.IntersectCount, which computes
+// the resemblance_to_kept these tests check.
 func sharedValues(a, b []uint64) int {
 	n := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/transforms"
@@ -37,12 +38,12 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if export.Within(opt.Output, opt.From) {
+	if output.Within(opt.Output, opt.From) {
 		return nil, fmt.Errorf("--output %s is inside the run's output %s; choose a folder outside it", opt.Output, opt.From)
 	}
 	var inputs []string
 	for _, in := range src.Inputs {
-		if export.Within(in.Path, opt.Output) {
+		if output.Within(in.Path, opt.Output) {
 			return nil, fmt.Errorf("--output %s holds input file %s; choose another folder", opt.Output, in.Path)
 		}
 		size, err := store.Size(ctx, in.Path)

@@ -110,7 +110,7 @@ type exportWriteFn struct {
 // so a retry rewrites them.
 func (f *exportWriteFn) ProcessElement(ctx context.Context, i int, batches func(*[]byte) bool, emit func(string)) error {
 	path := f.Inputs[i]
-	n, err := export.NumRows(ctx, path)
+	n, err := tables.NumRows(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -12,20 +12,6 @@ import (
 	"github.com/neardup/neardup/io/store"
 )
 
-// NumRows is the number of rows of the Parquet file path, from its footer.
-func NumRows(ctx context.Context, path string) (int64, error) {
-	r, size, err := store.OpenReaderAt(ctx, path)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	defer r.Close()
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return 0, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
-	}
-	return f.NumRows(), nil
-}
-
 // Copy writes to dst the rows of the Parquet file src whose code in marks
 // (one per row of src, in row order) keeps them, in src's order, with
 // src's schema (nested and optional columns as they are) and key-value

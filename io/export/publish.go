@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 )
 
@@ -18,14 +15,11 @@ import (
 const ManifestFile = "export.json"
 
 // SuccessMarker is written last, when the export is complete.
-const SuccessMarker = "_SUCCESS"
+const SuccessMarker = output.SuccessMarker
 
-// tempRoot holds a running export's files; CountsDir, below a run's
-// temporary folder, each written file's counts.
-const (
-	tempRoot  = "_temporary"
-	CountsDir = "_counts"
-)
+// CountsDir, below a run's temporary folder, holds each written file's
+// counts.
+const CountsDir = "_counts"
 
 // File is one input file and what its export holds.
 type File struct {
@@ -72,19 +66,16 @@ func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
 			return nil, err
 		}
 		if !ok {
-			if ok, _ = store.Exists(ctx, store.Join(dir, tempRoot)); !ok {
+			if ok, _ = store.Exists(ctx, store.Join(dir, output.TempRoot)); !ok {
 				return nil, fmt.Errorf("output folder %s holds files that are not a neardup export; choose another --output or pass --overwrite", dir)
 			}
 		}
 	}
-	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
-		return nil, fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
+	temp, err := output.StartTemp(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
-	if err := store.RemoveAll(ctx, store.Join(dir, tempRoot)); err != nil {
-		return nil, fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
-	}
-	run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
-	return &Dir{Path: dir, TempDir: store.Join(dir, tempRoot, run)}, nil
+	return &Dir{Path: dir, TempDir: temp}, nil
 }
 
 // Publish moves the files of m (written under TempDir by their output
@@ -120,32 +111,8 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			return fmt.Errorf("publishing %s: %w", dst, err)
 		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := store.WriteFile(ctx, store.Join(d.Path, ManifestFile), append(b, '\n')); err != nil {
-		return err
-	}
-	if err := store.RemoveAll(ctx, store.Join(d.Path, tempRoot)); err != nil {
-		return err
-	}
-	return store.WriteFile(ctx, store.Join(d.Path, SuccessMarker), nil)
+	return output.Seal(ctx, d.Path, ManifestFile, m)
 }
 
 // CountsName is the name, under a run's CountsDir, of file i's counts.
 func CountsName(i int) string { return fmt.Sprintf("%06d.json", i) }
-
-// Within reports whether path is dir or lies below it, comparing local
-// paths in absolute form.
-func Within(path, dir string) bool {
-	if store.IsLocal(path) && store.IsLocal(dir) {
-		p, err1 := filepath.Abs(path)
-		d, err2 := filepath.Abs(dir)
-		if err1 == nil && err2 == nil {
-			path, dir = p, d
-		}
-	}
-	path, dir = strings.TrimSuffix(path, "/"), strings.TrimSuffix(dir, "/")
-	return path == dir || strings.HasPrefix(path, dir+"/")
-}

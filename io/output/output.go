@@ -30,7 +30,9 @@ const SuccessMarker = "_SUCCESS"
 // ManifestFile is the run's manifest, next to the tables.
 const ManifestFile = "manifest.json"
 
-const tempRoot = "_temporary"
+// TempRoot holds a running job's files, below the output folder, until
+// they are published.
+const TempRoot = "_temporary"
 
 // Dir is an output folder being written.
 type Dir struct {
@@ -59,18 +61,47 @@ func Prepare(ctx context.Context, dir string, inputs []string, overwrite bool) (
 		}
 	}
 	for _, in := range inputs {
-		if within(in, dir) {
+		if Within(in, dir) {
 			return nil, fmt.Errorf("output folder %s holds input file %s; choose another --output", dir, in)
 		}
 	}
-	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
-		return nil, fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
+	temp, err := StartTemp(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
-	if err := store.RemoveAll(ctx, store.Join(dir, tempRoot)); err != nil {
-		return nil, fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
+	return &Dir{Path: dir, TempDir: temp}, nil
+}
+
+// StartTemp readies dir for a job that publishes into it: it removes an
+// earlier job's _SUCCESS, so that nothing looks complete while this one
+// works, and any temporary files a killed job left, and returns this
+// job's temporary folder, below TempRoot.
+func StartTemp(ctx context.Context, dir string) (string, error) {
+	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
+		return "", fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
+	}
+	if err := store.RemoveAll(ctx, store.Join(dir, TempRoot)); err != nil {
+		return "", fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
 	}
 	run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
-	return &Dir{Path: dir, TempDir: store.Join(dir, tempRoot, run)}, nil
+	return store.Join(dir, TempRoot, run), nil
+}
+
+// Seal ends a job's publication in dir, once its files are in place: it
+// writes m as the JSON file manifest, removes the temporary folder, and
+// writes _SUCCESS last.
+func Seal(ctx context.Context, dir, manifest string, m any) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := store.WriteFile(ctx, store.Join(dir, manifest), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := store.RemoveAll(ctx, store.Join(dir, TempRoot)); err != nil {
+		return err
+	}
+	return store.WriteFile(ctx, store.Join(dir, SuccessMarker), nil)
 }
 
 // Publish moves the shards of every table into place, replacing the old
@@ -145,17 +176,7 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			m.Tables[table] = append(m.Tables[table], table+"/"+base)
 		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := store.WriteFile(ctx, store.Join(d.Path, ManifestFile), append(b, '\n')); err != nil {
-		return err
-	}
-	if err := store.RemoveAll(ctx, store.Join(d.Path, tempRoot)); err != nil {
-		return err
-	}
-	return store.WriteFile(ctx, store.Join(d.Path, SuccessMarker), nil)
+	return Seal(ctx, d.Path, ManifestFile, m)
 }
 
 // foreignEntries lists the top-level entries of dir that a neardup output
@@ -165,7 +186,7 @@ func foreignEntries(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ours := map[string]bool{SuccessMarker: true, ManifestFile: true, tempRoot: true}
+	ours := map[string]bool{SuccessMarker: true, ManifestFile: true, TempRoot: true}
 	for _, t := range tables.Tables {
 		ours[t] = true
 	}
@@ -188,17 +209,18 @@ func foreignEntries(ctx context.Context, dir string) ([]string, error) {
 	return foreign, nil
 }
 
-// within reports whether file lies below dir, comparing local paths in
-// absolute form so that "out" and "./out/x" match.
-func within(file, dir string) bool {
-	if store.IsLocal(file) && store.IsLocal(dir) {
-		f, err1 := filepath.Abs(file)
+// Within reports whether path is dir or lies below it, comparing local
+// paths in absolute form so that "out" and "./out/x" match.
+func Within(path, dir string) bool {
+	if store.IsLocal(path) && store.IsLocal(dir) {
+		p, err1 := filepath.Abs(path)
 		d, err2 := filepath.Abs(dir)
 		if err1 == nil && err2 == nil {
-			file, dir = f, d
+			path, dir = p, d
 		}
 	}
-	return strings.HasPrefix(file, strings.TrimSuffix(dir, "/")+"/")
+	path, dir = strings.TrimSuffix(path, "/"), strings.TrimSuffix(dir, "/")
+	return path == dir || strings.HasPrefix(path, dir+"/")
 }
 
 func writeEmpty(ctx context.Context, table, name string) error {

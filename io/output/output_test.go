@@ -22,7 +22,7 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 	os.WriteFile(old, []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(dir, SuccessMarker), nil, 0o644)
 	// And the leftovers of a killed run.
-	stale := filepath.Join(dir, tempRoot, "killed", "docs", "part-00000.parquet")
+	stale := filepath.Join(dir, TempRoot, "killed", "docs", "part-00000.parquet")
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("partial"), 0o644)
 
@@ -64,7 +64,7 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 	if !exists(filepath.Join(dir, SuccessMarker)) {
 		t.Error("no _SUCCESS after Publish")
 	}
-	if exists(filepath.Join(dir, tempRoot)) {
+	if exists(filepath.Join(dir, TempRoot)) {
 		t.Error("temporary folder left behind")
 	}
 	var back Manifest
@@ -97,7 +97,7 @@ func TestPrepareRefusesForeignFolders(t *testing.T) {
 	}
 	// A neardup output, even a killed run's leftovers, is ours to replace.
 	out := t.TempDir()
-	os.MkdirAll(filepath.Join(out, tempRoot, "killed", "docs"), 0o755)
+	os.MkdirAll(filepath.Join(out, TempRoot, "killed", "docs"), 0o755)
 	os.MkdirAll(filepath.Join(out, "docs"), 0o755)
 	os.WriteFile(filepath.Join(out, ManifestFile), []byte("{}"), 0o644)
 	if _, err := Prepare(ctx, out, nil, false); err != nil {
