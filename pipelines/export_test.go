@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 )
 
@@ -74,10 +76,27 @@ func wantKept(d tables.Doc, drop export.Drop, dropInvalid bool) bool {
 // keeps, every column value, in order, and the input's schema.
 func checkExport(t *testing.T, r *result, rule export.Rule) *export.Manifest {
 	t.Helper()
+	return checkExportOf(t, r, ExportOptions{Rule: rule}, r.manifest.Inputs)
+}
+
+// checkExportOf is checkExport for the export opt of r (its From and
+// Output set here) that writes the files of inputs; the added columns'
+// values are checked against r's docs and clusters tables.
+func checkExportOf(t *testing.T, r *result, opt ExportOptions, inputs []output.Input) *export.Manifest {
+	t.Helper()
+	rule := opt.Rule
 	out := filepath.Join(t.TempDir(), "dedup")
-	m, err := Export(context.Background(), ExportOptions{From: r.dir, Output: out, Rule: rule})
+	opt.From, opt.Output = r.dir, out
+	m, err := Export(context.Background(), opt)
 	if err != nil {
-		t.Fatalf("Export %+v: %v", rule, err)
+		t.Fatalf("Export %+v: %v", opt, err)
+	}
+	if len(m.Files) != len(inputs) {
+		t.Fatalf("Export %+v wrote %d files, want %d", opt, len(m.Files), len(inputs))
+	}
+	size := map[int64]int64{}
+	for _, c := range r.clusters {
+		size[c.ClusterID] = c.Size
 	}
 	if _, err := os.Stat(filepath.Join(out, export.SuccessMarker)); err != nil {
 		t.Fatalf("no %s: %v", export.SuccessMarker, err)
@@ -87,11 +106,14 @@ func checkExport(t *testing.T, r *result, rule export.Rule) *export.Manifest {
 		docs[fmt.Sprintf("%s#%d", d.SourceFile, d.SourceRow)] = d
 	}
 	var read, kept, invalidKept int64
-	for _, in := range r.manifest.Inputs {
+	for _, in := range inputs {
 		inSchema, inRows, _ := readParquet(t, in.Path)
 		outSchema, outRows, outFile := readParquet(t, filepath.Join(out, filepath.Base(in.Path)))
-		if !parquet.EqualNodes(inSchema, outSchema) || inSchema.String() != outSchema.String() {
+		if len(opt.Add.Columns) == 0 && (!parquet.EqualNodes(inSchema, outSchema) || inSchema.String() != outSchema.String()) {
 			t.Errorf("%s: schema\n%s\nwant\n%s", in.Path, outSchema, inSchema)
+		}
+		if len(opt.Add.Columns) > 0 {
+			checkAddedSchema(t, inSchema, outSchema, opt.Add)
 		}
 		for _, rg := range outFile.Metadata().RowGroups {
 			for _, c := range rg.Columns {
@@ -108,7 +130,7 @@ func checkExport(t *testing.T, r *result, rule export.Rule) *export.Manifest {
 			}
 			read++
 			if wantKept(d, rule.Drop, rule.DropInvalid) {
-				want = append(want, row)
+				want = append(want, append(row.Clone(), wantAdded(d, size, opt.Add, len(inSchema.Columns()))...))
 				if d.Status == tables.StatusEmpty || d.Status == tables.StatusRejected {
 					invalidKept++
 				}
@@ -138,6 +160,73 @@ func checkExport(t *testing.T, r *result, rule export.Rule) *export.Manifest {
 		t.Errorf("%s: %v, counts %v", export.ManifestFile, err, onDisk.Counts)
 	}
 	return m
+}
+
+// checkAddedSchema: the output's columns are the input's, then the added
+// ones, named with the prefix, of the docs table's types.
+func checkAddedSchema(t *testing.T, in, out *parquet.Schema, add export.Added) {
+	t.Helper()
+	fields := out.Fields()
+	if len(fields) != len(in.Fields())+len(add.Columns) {
+		t.Fatalf("output columns %d, want the input's %d and %d added", len(fields), len(in.Fields()), len(add.Columns))
+	}
+	for i, f := range in.Fields() {
+		if fields[i].Name() != f.Name() || !parquet.EqualNodes(fields[i], f) {
+			t.Errorf("output column %d is %s, the input's is %s", i, fields[i].Name(), f.Name())
+		}
+	}
+	// As docs/export.md lists them: the docs table's types, the size an
+	// int64 that is never null.
+	want := map[export.Column]struct {
+		kind     parquet.Kind
+		optional bool
+	}{
+		export.ColDocID: {parquet.Int64, false}, export.ColClusterID: {parquet.Int64, true}, export.ColClusterSize: {parquet.Int64, false},
+		export.ColKeptDocID: {parquet.Int64, true}, export.ColResemblance: {parquet.Double, true},
+	}
+	for i, c := range add.Columns {
+		f := fields[len(in.Fields())+i]
+		if w := want[c]; f.Name() != add.Prefix+string(c) || f.Type().Kind() != w.kind || f.Optional() != w.optional {
+			t.Errorf("added column %d: %s %v optional %v, want %s%s %v optional %v", i, f.Name(), f.Type(), f.Optional(), add.Prefix, c, w.kind, w.optional)
+		}
+	}
+}
+
+// wantAdded are the values of the added columns for docs row d, after the
+// input's leaves: the docs row's own, and the cluster's size from the
+// clusters table (1 for a row in no cluster).
+func wantAdded(d tables.Doc, size map[int64]int64, add export.Added, leaves int) parquet.Row {
+	var row parquet.Row
+	opt := func(col int, p *int64) parquet.Value {
+		if p == nil {
+			return parquet.NullValue().Level(0, 0, col)
+		}
+		return parquet.Int64Value(*p).Level(0, 1, col)
+	}
+	for i, c := range add.Columns {
+		col := leaves + i
+		switch c {
+		case export.ColDocID:
+			row = append(row, parquet.Int64Value(d.DocID).Level(0, 0, col))
+		case export.ColClusterID:
+			row = append(row, opt(col, d.ClusterID))
+		case export.ColClusterSize:
+			n := int64(1)
+			if d.ClusterID != nil {
+				n = size[*d.ClusterID]
+			}
+			row = append(row, parquet.Int64Value(n).Level(0, 0, col))
+		case export.ColKeptDocID:
+			row = append(row, opt(col, d.KeptDocID))
+		case export.ColResemblance:
+			if d.ResemblanceToKept == nil {
+				row = append(row, parquet.NullValue().Level(0, 0, col))
+			} else {
+				row = append(row, parquet.DoubleValue(*d.ResemblanceToKept).Level(0, 1, col))
+			}
+		}
+	}
+	return row
 }
 
 // TestExport: on the sample crawl, every --drop mode with and without
@@ -171,6 +260,52 @@ func TestExport(t *testing.T) {
 		if rule.Drop == export.DropDuplicates && (m.Counts[export.DroppedNear.Name()] != near || m.Counts[export.DroppedCopy.Name()] != copies) {
 			t.Errorf("%+v: dropped %v, want %d near duplicates and %d identical copies", rule, m.Counts, near, copies)
 		}
+	}
+}
+
+// TestExportAddedColumns: with every added column, or some under another
+// prefix, the rows are the input's with the docs table's values after
+// them (the cluster's size from the clusters table).
+func TestExportAddedColumns(t *testing.T) {
+	r := run(t, "../testdata/crawl/*.parquet", defaultConfig())
+	for _, opt := range []ExportOptions{
+		{Rule: export.Rule{Drop: export.DropNone}, Add: export.Added{Columns: export.Columns, Prefix: export.DefaultPrefix}},
+		{Rule: export.Rule{Drop: export.DropDuplicates, DropInvalid: true}, Add: export.Added{Columns: []export.Column{export.ColClusterSize, export.ColResemblance}, Prefix: "dedup__"}},
+	} {
+		checkExportOf(t, r, opt, r.manifest.Inputs)
+	}
+}
+
+// TestExportSweeps: after an update, the export writes the new sweep's
+// files (the new crawl's pages that duplicate nothing kept before them),
+// or, with Sweep, an earlier sweep's; a sweep the output lacks is refused.
+func TestExportSweeps(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Sweep = "2026-10-01"
+	index := run(t, "../testdata/crawl/part-0000[01].parquet", cfg)
+	cfg.Sweep = "2026-11-01"
+	up := runUpdate(t, index.dir, "../testdata/crawl/part-0000[23].parquet", cfg)
+	old, fresh := up.manifest.Inputs[:2], up.manifest.Inputs[2:]
+	m := checkExportOf(t, up, ExportOptions{Rule: export.Rule{Drop: export.DropDuplicates}}, fresh)
+	if m.Sweep != "2026-11-01" {
+		t.Errorf("the default export wrote sweep %s, want the latest, 2026-11-01", m.Sweep)
+	}
+	// The test means something only if new pages were dropped for old ones.
+	var dupOfOld int
+	first := up.byDocID
+	for _, d := range up.docs {
+		if d.Sweep == "2026-11-01" && d.KeptDocID != nil && first[*d.KeptDocID].Sweep == "2026-10-01" && *d.KeptDocID != d.DocID {
+			dupOfOld++
+		}
+	}
+	if dupOfOld == 0 {
+		t.Errorf("no page of the new sweep is a duplicate of an indexed one: the split tests nothing")
+	}
+	t.Logf("new sweep: %v; %d of its pages duplicate an indexed one", m.Counts, dupOfOld)
+	checkExportOf(t, up, ExportOptions{Rule: export.Rule{Drop: export.DropDuplicates}, Sweep: "2026-10-01"}, old)
+	_, err := Export(context.Background(), ExportOptions{From: up.dir, Output: filepath.Join(t.TempDir(), "x"), Rule: export.Rule{Drop: export.DropDuplicates}, Sweep: "2026-09-01"})
+	if err == nil || !strings.Contains(err.Error(), "2026-10-01, 2026-11-01") {
+		t.Errorf("an export of a sweep the output lacks: %v, want an error listing its sweeps", err)
 	}
 }
 
@@ -216,6 +351,15 @@ func TestExportRefusals(t *testing.T) {
 	expect("output holding an input", in, "part-0000")
 
 	changed := filepath.Join(in, "part-00001.parquet")
+	st, err := os.Stat(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := st.ModTime().Add(time.Minute)
+	if err := os.Chtimes(changed, later, later); err != nil {
+		t.Fatal(err)
+	}
+	expect("changed modification time, same size", filepath.Join(t.TempDir(), "dedup"), "modified")
 	f, err := os.OpenFile(changed, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +367,7 @@ func TestExportRefusals(t *testing.T) {
 	f.Write([]byte("x"))
 	f.Close()
 	expect("changed size", filepath.Join(t.TempDir(), "dedup"), changed)
+	expect("changed size", filepath.Join(t.TempDir(), "dedup"), "bytes, the run read")
 
 	missing := filepath.Join(in, "part-00000.parquet")
 	if err := os.Remove(missing); err != nil {

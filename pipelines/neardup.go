@@ -93,12 +93,12 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	m := output.NewManifest(opt.Flags)
 	var total int64
 	for _, f := range files {
-		size, err := store.Size(ctx, f)
+		in, err := output.StatInput(ctx, f, opt.Config.Sweep)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+			return nil, err
 		}
-		total += size
-		m.Inputs = append(m.Inputs, output.Input{Path: f, Bytes: size})
+		total += in.Bytes
+		m.Inputs = append(m.Inputs, in)
 	}
 	m.InputBytes = total
 	cfg := opt.Config

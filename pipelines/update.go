@@ -95,13 +95,13 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		if slices.ContainsFunc(src.Inputs, func(in output.Input) bool { return samePath(in.Path, f) }) {
 			return nil, fmt.Errorf("%s is already in the index %s: an update takes new files only", f, opt.From)
 		}
-		size, err := store.Size(ctx, f)
+		in, err := output.StatInput(ctx, f, cfg.Sweep)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+			return nil, err
 		}
 		inputs = append(inputs, transforms.InputFile{Index: len(m.Inputs), Path: f})
-		m.Inputs = append(m.Inputs, output.Input{Path: f, Bytes: size})
-		m.InputBytes += size
+		m.Inputs = append(m.Inputs, in)
+		m.InputBytes += in.Bytes
 	}
 	// A multiple of the index's partition count, so that each keyed step
 	// finds the index's records of its partition in one shard.

@@ -82,12 +82,13 @@ for flags in "--mode=exact" "--verify=bloom --features=chunks:256 --stopwords=en
     2> "$work/embedded$name.log" || { tail -30 "$work/embedded$name.log"; exit 1; }
   "$work/tablediff" "$work/universal$name" "$work/embedded$name"
 done
-# The export (docs shards read one at a time, one writer per input file)
+# The export (docs shards read one at a time, cluster sizes counted by
+# partition, one writer per input file), with every added column,
 # through the job server: the same bytes as the embedded export.
-"$work/runner" export --from "$work/embedded" --output "$work/export-universal" \
+"$work/runner" export --from "$work/embedded" --output "$work/export-universal" --add-columns all \
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/export-universal.log" || { tail -30 "$work/export-universal.log"; exit 1; }
-"$work/runner" export --from "$work/embedded" --output "$work/export-embedded" --beam_strict \
+"$work/runner" export --from "$work/embedded" --output "$work/export-embedded" --beam_strict --add-columns all \
   2> "$work/export-embedded.log" || { tail -30 "$work/export-embedded.log"; exit 1; }
 for f in "$work"/export-embedded/*.parquet; do
   cmp "$f" "$work/export-universal/$(basename "$f")" || { echo "export differs through the job server: $(basename "$f")" >&2; exit 1; }

@@ -355,17 +355,44 @@ var Declarations = []*Setting{
 			r.Overwrite, err = strconv.ParseBool(v)
 			return err
 		}},
-	{Name: "drop", Group: GroupOutput, Default: string(export.DropDuplicates), Commands: Export | NotRun,
-		Help: "export: which input rows are left out: duplicates (every clustered document but the one its cluster keeps, identical copies included: the rows whose docs row is not is_representative), identical (only exact copies: identical_to set) or none; empty and rejected rows go by --drop-invalid",
+	{Name: "dedup-output", Group: GroupOutput, Commands: Recluster | Update,
+		Help: "also write the deduplicated crawl here when the run has finished, as runner export would (--drop, --drop-invalid, --add-columns; after an update, the update's sweep)",
+		set:  func(r *Run, v string) error { r.DedupOutput = v; return nil }},
+	{Name: "drop", Group: GroupOutput, Default: string(export.DropDuplicates), Commands: Export | Recluster | Update,
+		Help: "export, --dedup-output: which input rows are left out: duplicates (every clustered document but the one its cluster keeps, identical copies included: the rows whose docs row is not is_representative), identical (only exact copies: identical_to set) or none; empty and rejected rows go by --drop-invalid",
 		set: func(r *Run, v string) (err error) {
 			r.Drop, err = export.ParseDrop(v)
 			return err
 		}},
-	{Name: "drop-invalid", Group: GroupOutput, Default: "false", Bool: true, Commands: Export | NotRun,
-		Help: "export: leave out the rows whose status is empty or rejected too (kept by default)",
+	{Name: "drop-invalid", Group: GroupOutput, Default: "false", Bool: true, Commands: Export | Recluster | Update,
+		Help: "export, --dedup-output: leave out the rows whose status is empty or rejected too (kept by default)",
 		set: func(r *Run, v string) (err error) {
 			r.DropInvalid, err = strconv.ParseBool(v)
 			return err
+		}},
+	{Name: "add-columns", Group: GroupOutput, Default: "none", Commands: Export | Recluster | Update,
+		Help: "export, --dedup-output: columns added after the input's, from the docs table: none, all, or a list of doc_id, cluster_id, cluster_size (1 when alone; for upsampling), kept_doc_id, resemblance_to_kept",
+		set: func(r *Run, v string) (err error) {
+			r.AddColumns, err = export.ParseColumns(v)
+			return err
+		}},
+	{Name: "column-prefix", Group: GroupOutput, Default: export.DefaultPrefix, Commands: Export | Recluster | Update,
+		Help: "export, --dedup-output: the added columns' names begin with it; an input column of the same name is refused",
+		set: func(r *Run, v string) error {
+			if v == "" {
+				return fmt.Errorf("want a prefix, not an empty one")
+			}
+			r.ColumnPrefix = v
+			return nil
+		}},
+	{Name: "sweep", Group: GroupOutput, Commands: Export | NotRun,
+		Help: "export: the sweep (a --sweep-date of the run or of an update) whose input files are written; by default the latest, after an update the new crawl's",
+		set: func(r *Run, v string) error {
+			if t, err := time.Parse(time.DateOnly, v); err != nil || t.Format(time.DateOnly) != v {
+				return fmt.Errorf("want a date, YYYY-MM-DD, not %q", v)
+			}
+			r.ExportSweep = v
+			return nil
 		}},
 
 	// incremental

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/text/stopword"
 )
@@ -83,6 +84,12 @@ func (r *Run) setDefaults() {
 	}
 }
 
+// Export is how the deduplicated crawl is written (runner export,
+// --dedup-output): which rows it drops and which columns it adds.
+func (r *Run) Export() (export.Rule, export.Added) {
+	return export.Rule{Drop: r.Drop, DropInvalid: r.DropInvalid}, export.Added{Columns: r.AddColumns, Prefix: r.ColumnPrefix}
+}
+
 // Resolve settles what one flag implies for others, given the flags the
 // user set (by name), and checks the combinations only the flags given
 // can tell apart; then Validate. Its errors wrap ErrUsage.
@@ -103,6 +110,9 @@ func (r *Run) Resolve(set map[string]bool) error {
 		return Usagef("give --policy or --threshold, not both")
 	case !set["policy"] && r.threshold > 0:
 		r.Policy.Resemblance, r.Policy.Containment = r.threshold, 0
+	}
+	if r.DedupOutput == "" && (set["drop"] || set["drop-invalid"] || set["add-columns"] || set["column-prefix"]) {
+		return Usagef("--drop, --drop-invalid, --add-columns and --column-prefix shape the deduplicated crawl: give --dedup-output too")
 	}
 	if set["bloom-bits"] && r.Verification() != VerifyBloom {
 		return Usagef("--bloom-bits goes with --verify=bloom")

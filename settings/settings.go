@@ -97,13 +97,19 @@ type Run struct {
 	Output string
 	From   string // recluster, update, lost: the finished output to read
 	URL    string // lost: the URL to look for
-	// Export: which input rows are left out (--drop, --drop-invalid).
-	Drop        export.Drop
-	DropInvalid bool
-	Partitions  int // hash partitions per shuffle (0: from the input size)
-	Overwrite   bool
-	Progress    string
-	Verbose     bool
+	// Export (runner export, --dedup-output): where the deduplicated crawl
+	// goes after a run, which input rows are left out, the columns added,
+	// and the sweep written.
+	DedupOutput  string
+	Drop         export.Drop
+	DropInvalid  bool
+	AddColumns   []export.Column
+	ColumnPrefix string
+	ExportSweep  string
+	Partitions   int // hash partitions per shuffle (0: from the input size)
+	Overwrite    bool
+	Progress     string
+	Verbose      bool
 
 	// What some flags hold until Resolve settles them against others.
 	threshold     float64 // --threshold, the shorthand of --policy

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/settings"
 )
@@ -30,13 +32,18 @@ func exportMain(ctx context.Context, logs *runLog, w io.Writer) int {
 		return 1
 	}
 	logs.succeeded()
+	exported(w, m, run.Output)
+	return 0
+}
+
+// exported says on w what export m did.
+func exported(w io.Writer, m *export.Manifest, dir string) {
 	c := m.Counts
-	fmt.Fprintf(w, "neardup: export of %s (--drop=%s, invalid rows %s): %d rows read in %d files\n",
-		m.From, m.Drop, map[bool]string{true: "dropped", false: "kept"}[m.DropInvalid], c["rows_read"], len(m.Files))
+	fmt.Fprintf(w, "neardup: export of %s (--drop=%s, invalid rows %s, sweep %s, added columns %s): %d rows read in %d files\n",
+		m.From, m.Drop, map[bool]string{true: "dropped", false: "kept"}[m.DropInvalid], m.Sweep, m.Columns, c["rows_read"], len(m.Files))
 	fmt.Fprintf(w, "neardup: %d kept (%d of them empty or rejected), %d dropped: %d near duplicates, %d identical copies, %d empty or rejected\n",
 		c["rows_kept"], c[export.KeptInvalid.Name()], c["rows_dropped"], c[export.DroppedNear.Name()], c[export.DroppedCopy.Name()], c[export.DroppedEmpty.Name()])
-	fmt.Fprintf(w, "neardup: %.1fs; files in %s\n", m.WallSeconds, shown(run.Output))
-	return 0
+	fmt.Fprintf(w, "neardup: %.1fs; files in %s\n", m.WallSeconds, shown(dir))
 }
 
 // exportOptions are runner export's.
@@ -48,6 +55,44 @@ func exportOptions() (pipelines.ExportOptions, error) {
 	if run.From == "" || run.Output == "" {
 		return pipelines.ExportOptions{}, usage("export needs --from (a finished output) and --output")
 	}
-	return pipelines.ExportOptions{From: run.From, Output: run.Output, Overwrite: run.Overwrite,
-		Rule: export.Rule{Drop: run.Drop, DropInvalid: run.DropInvalid}}, nil
+	rule, add := run.Export()
+	return pipelines.ExportOptions{From: run.From, Output: run.Output, Overwrite: run.Overwrite, Rule: rule, Add: add, Sweep: run.ExportSweep}, nil
+}
+
+// checkDedupOutput refuses, before the run starts, a --dedup-output the
+// export at its end would refuse: inside the run's output, or a folder
+// holding other files (without --overwrite).
+func checkDedupOutput(ctx context.Context) error {
+	if run.DedupOutput == "" {
+		return nil
+	}
+	dedup, err := store.Abs(run.DedupOutput)
+	if err != nil {
+		return err
+	}
+	out, err := store.Abs(run.Output)
+	if err != nil {
+		return err
+	}
+	if output.Within(dedup, out) || output.Within(out, dedup) {
+		return usage("--dedup-output %s and --output %s overlap: give the deduplicated crawl a folder of its own", run.DedupOutput, run.Output)
+	}
+	return export.Check(ctx, dedup, run.Overwrite)
+}
+
+// dedupAfter writes the deduplicated crawl of the finished run in
+// --output to --dedup-output, when given: the rows of sweep's input files
+// ("" for the latest), and says on w what it did.
+func dedupAfter(ctx context.Context, w io.Writer, sweep string) error {
+	if run.DedupOutput == "" {
+		return nil
+	}
+	rule, add := run.Export()
+	m, err := pipelines.Export(ctx, pipelines.ExportOptions{From: run.Output, Output: run.DedupOutput, Overwrite: run.Overwrite,
+		Rule: rule, Add: add, Sweep: sweep})
+	if err != nil {
+		return fmt.Errorf("the run in %s has finished, but its deduplicated crawl was not written (runner export --from %s writes it): %w", run.Output, run.Output, err)
+	}
+	exported(w, m, run.DedupOutput)
+	return nil
 }

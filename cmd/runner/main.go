@@ -214,7 +214,6 @@ func main() {
 		logs.fail(err)
 		os.Exit(1)
 	}
-	logs.succeeded()
 	c := m.Counts
 	fmt.Printf("neardup: %d documents (%d ok, %d too short, %d empty) in %d files, %.1f MB\n",
 		c["docs"], c["docs_ok"], c["docs_too_short"], c["docs_empty"], len(m.Inputs), float64(m.InputBytes)/1e6)
@@ -240,6 +239,15 @@ func main() {
 		fmt.Printf("neardup: skipped %s (%s): %s\n", b.Path, where, b.Error)
 	}
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, shown(run.Output))
+	sweep := ""
+	if update {
+		sweep = run.Sweep // the new crawl's rows
+	}
+	if err := dedupAfter(ctx, os.Stdout, sweep); err != nil {
+		logs.fail(err)
+		os.Exit(1)
+	}
+	logs.succeeded()
 }
 
 // errUsage marks an error in what the user asked for.
@@ -292,6 +300,9 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 	if err := run.Resolve(set); err != nil {
 		return opt, err
 	}
+	if err := checkDedupOutput(context.Background()); err != nil {
+		return opt, err
+	}
 	mode, err := progressMode()
 	if err != nil {
 		return opt, err
@@ -326,6 +337,9 @@ func options(cmd int) (pipelines.Options, error) {
 		return opt, usage("--input and --output are required")
 	}
 	if err := run.Resolve(set); err != nil {
+		return opt, err
+	}
+	if err := checkDedupOutput(context.Background()); err != nil {
 		return opt, err
 	}
 	mode, err := progressMode()

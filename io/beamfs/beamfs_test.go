@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	// memfs:// globs like s3:// (filepath.Match: ** is one level).
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
@@ -66,5 +67,22 @@ func TestCopyThroughBeam(t *testing.T) {
 	}
 	if b, err := ReadFile(ctx, "memfs://copytest/y"); err != nil || string(b) != "hello" {
 		t.Errorf("a copy on memfs: %q, %v", b, err)
+	}
+}
+
+// Stat reports the modification time a Beam filesystem gives (memfs, as
+// gcs and s3, implements LastModified), so that an export can tell an
+// input changed since its run; and so does the local filesystem.
+func TestStatModified(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"memfs://stat/x", filepath.Join(t.TempDir(), "x")} {
+		before := time.Now().Add(-time.Minute)
+		if err := WriteFile(ctx, name, []byte("hello")); err != nil {
+			t.Fatal(err)
+		}
+		size, mod, err := Stat(ctx, name)
+		if err != nil || size != 5 || mod.Before(before) || mod.After(time.Now().Add(time.Minute)) {
+			t.Errorf("Stat(%s) = %d, %v, %v; want 5 bytes modified about now", name, size, mod, err)
+		}
 	}
 }

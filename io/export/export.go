@@ -12,6 +12,7 @@ package export
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,51 +102,101 @@ func (r Rule) Decide(status string, identical, representative bool) Code {
 	return DroppedNear
 }
 
-// Mark is the decision for one row of one input file.
+// Mark is the decision for one row of one input file (its index in the
+// run's inputs), and the row's values for the added columns.
 type Mark struct {
-	Row  int64
-	Code Code
+	File   int
+	Row    int64
+	Code   Code
+	Values Values
 }
 
-// Pack packs marks (of one file) into a batch: their count, then each
-// mark as the row's distance from the previous one (a uvarint) and its
-// code, in row order; about two bytes a row.
-func Pack(marks []Mark) []byte {
-	slices.SortFunc(marks, func(a, b Mark) int { return cmp.Compare(a.Row, b.Row) })
-	b := binary.AppendUvarint(make([]byte, 0, 2*len(marks)+8), uint64(len(marks)))
-	var last int64
+var errCorrupt = errors.New("export: a corrupt batch")
+
+// Pack packs marks into a batch, sorted by file and row: a byte saying
+// whether the marks carry Values, their count, then each mark as its
+// file's distance from the previous mark's (a uvarint), its row (the
+// distance from the previous row when the file is the same), its code,
+// and its values when withValues; about two bytes a row without values.
+func Pack(marks []Mark, withValues bool) []byte {
+	slices.SortFunc(marks, func(a, b Mark) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Row, b.Row))
+	})
+	b := make([]byte, 0, 3*len(marks)+8)
+	b = append(b, map[bool]byte{false: 0, true: 1}[withValues])
+	b = binary.AppendUvarint(b, uint64(len(marks)))
+	file, row := 0, int64(0)
 	for _, m := range marks {
-		b = binary.AppendUvarint(b, uint64(m.Row-last))
+		b = binary.AppendUvarint(b, uint64(m.File-file))
+		if m.File != file {
+			row = 0
+		}
+		b = binary.AppendUvarint(b, uint64(m.Row-row))
 		b = append(b, byte(m.Code))
-		last = m.Row
+		if withValues {
+			b = appendValues(b, m.Values)
+		}
+		file, row = m.File, m.Row
 	}
 	return b
 }
 
-// Unpack calls fn with every mark of a batch Pack packed; an empty batch
-// has none.
+// Unpack calls fn with every mark of a batch Pack packed, in file and
+// row order; an empty batch has none.
 func Unpack(b []byte, fn func(Mark) error) error {
 	if len(b) == 0 {
 		return nil
 	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return fmt.Errorf("export: a corrupt batch")
+	withValues := b[0] == 1
+	if b[0] > 1 {
+		return errCorrupt
 	}
-	b = b[k:]
-	var row int64
+	n, k := binary.Uvarint(b[1:])
+	if k <= 0 {
+		return errCorrupt
+	}
+	b = b[1+k:]
+	var m Mark
 	for range n {
-		d, k := binary.Uvarint(b)
-		if k <= 0 || len(b) < k+1 || Code(b[k]) >= codes {
-			return fmt.Errorf("export: a corrupt batch")
+		df, k := binary.Uvarint(b)
+		if k <= 0 {
+			return errCorrupt
 		}
-		row += int64(d)
-		if err := fn(Mark{Row: row, Code: Code(b[k])}); err != nil {
+		b = b[k:]
+		if df != 0 {
+			m.File += int(df)
+			m.Row = 0
+		}
+		dr, k := binary.Uvarint(b)
+		if k <= 0 || len(b) < k+1 || Code(b[k]) >= codes {
+			return errCorrupt
+		}
+		m.Row += int64(dr)
+		m.Code = Code(b[k])
+		b = b[k+1:]
+		if withValues {
+			var err error
+			if m.Values, b, err = readValues(b); err != nil {
+				return err
+			}
+		}
+		if err := fn(m); err != nil {
 			return err
 		}
-		b = b[k+1:]
 	}
 	return nil
+}
+
+func appendVarint(b []byte, x int64) []byte  { return binary.AppendVarint(b, x) }
+func appendUint64(b []byte, x uint64) []byte { return binary.LittleEndian.AppendUint64(b, x) }
+func readUint64(b []byte) uint64             { return binary.LittleEndian.Uint64(b) }
+
+func readVarint(b []byte) (int64, []byte, bool) {
+	x, k := binary.Varint(b)
+	if k <= 0 {
+		return 0, b, false
+	}
+	return x, b[k:], true
 }
 
 // Names are the output names of the input files paths (in the manifest's

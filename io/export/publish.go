@@ -35,6 +35,9 @@ type Manifest struct {
 	From        string  `json:"from"`
 	Drop        Drop    `json:"drop"`
 	DropInvalid bool    `json:"drop_invalid"`
+	Columns     string  `json:"added_columns"`           // --add-columns: none, or the list
+	Prefix      string  `json:"column_prefix,omitempty"` // the added columns' names begin with it
+	Sweep       string  `json:"sweep"`                   // the sweep whose input files were written
 	StartedAt   string  `json:"started_at"`
 	WallSeconds float64 `json:"wall_seconds"`
 	Counts      Counts  `json:"counts"`
@@ -47,29 +50,35 @@ type Dir struct {
 	TempDir string // where the pipeline writes the files and their counts
 }
 
-// Prepare readies dir for an export: it removes an earlier export's
-// _SUCCESS, so that nothing looks complete while this one works, and any
-// temporary files a killed export left, and picks this export's temporary
-// folder. It refuses a dir that holds anything but an earlier export,
-// unless overwrite is set.
-func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
+// Check refuses dir as an export folder when it holds anything but an
+// earlier export, unless overwrite is set.
+func Check(ctx context.Context, dir string, overwrite bool) error {
 	if dir == "" {
-		return nil, fmt.Errorf("no --output folder given")
+		return fmt.Errorf("no --output folder given")
 	}
 	names, err := store.List(ctx, store.Join(dir, "*"))
-	if err != nil {
-		return nil, err
+	if err != nil || len(names) == 0 || overwrite {
+		return err
 	}
-	if len(names) > 0 && !overwrite {
-		ok, err := store.Exists(ctx, store.Join(dir, ManifestFile))
-		if err != nil {
-			return nil, err
+	ok, err := store.Exists(ctx, store.Join(dir, ManifestFile))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if ok, _ = store.Exists(ctx, store.Join(dir, output.TempRoot)); !ok {
+			return fmt.Errorf("output folder %s holds files that are not a neardup export; choose another folder or pass --overwrite", dir)
 		}
-		if !ok {
-			if ok, _ = store.Exists(ctx, store.Join(dir, output.TempRoot)); !ok {
-				return nil, fmt.Errorf("output folder %s holds files that are not a neardup export; choose another --output or pass --overwrite", dir)
-			}
-		}
+	}
+	return nil
+}
+
+// Prepare readies dir for an export: it refuses a dir Check refuses,
+// removes an earlier export's _SUCCESS, so that nothing looks complete
+// while this one works, and any temporary files a killed export left,
+// and picks this export's temporary folder.
+func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
+	if err := Check(ctx, dir, overwrite); err != nil {
+		return nil, err
 	}
 	temp, err := output.StartTemp(ctx, dir)
 	if err != nil {
@@ -86,7 +95,7 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	m.Counts = Counts{}
 	for i := range m.Files {
 		f := &m.Files[i]
-		b, err := store.ReadFile(ctx, store.Join(d.TempDir, CountsDir, CountsName(i)))
+		b, err := store.ReadFile(ctx, store.Join(d.TempDir, CountsDir, CountsName(f.Output)))
 		if err != nil {
 			return fmt.Errorf("the counts of %s: %w", f.Input, err)
 		}
@@ -114,5 +123,6 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	return output.Seal(ctx, d.Path, ManifestFile, m)
 }
 
-// CountsName is the name, under a run's CountsDir, of file i's counts.
-func CountsName(i int) string { return fmt.Sprintf("%06d.json", i) }
+// CountsName is the name, under a run's CountsDir, of the counts of the
+// file written as output.
+func CountsName(output string) string { return output + ".json" }

@@ -269,6 +269,40 @@ const TalliesDir = "_tallies"
 type Input struct {
 	Path  string `json:"path"`
 	Bytes int64  `json:"bytes"`
+	// Modified is when the file was last modified (RFC 3339, UTC), when
+	// its filesystem says: an export refuses a file changed since.
+	Modified string `json:"modified,omitempty"`
+	// Sweep is the sweep its documents belong to (--sweep-date); empty
+	// in an output written before it was recorded.
+	Sweep string `json:"sweep,omitempty"`
+}
+
+// StatInput is the record of input file path, of the given sweep.
+func StatInput(ctx context.Context, path, sweep string) (Input, error) {
+	size, mod, err := store.Stat(ctx, path)
+	if err != nil {
+		return Input{}, fmt.Errorf("%s: %w", path, err)
+	}
+	in := Input{Path: path, Bytes: size, Sweep: sweep}
+	if !mod.IsZero() {
+		in.Modified = mod.UTC().Format(time.RFC3339Nano)
+	}
+	return in, nil
+}
+
+// Changed says how input file in differs from what the run recorded
+// (its size, or when it was last modified), or "" when it does not.
+func (in Input) Changed(ctx context.Context) (string, error) {
+	now, err := StatInput(ctx, in.Path, in.Sweep)
+	switch {
+	case err != nil:
+		return "", err
+	case now.Bytes != in.Bytes:
+		return fmt.Sprintf("%d bytes, the run read %d", now.Bytes, in.Bytes), nil
+	case in.Modified != "" && now.Modified != "" && now.Modified != in.Modified:
+		return fmt.Sprintf("modified %s, the run read it as modified %s", now.Modified, in.Modified), nil
+	}
+	return "", nil
 }
 
 // Manifest records what a run did: its flags, inputs, counts per phase and

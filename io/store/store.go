@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/neardup/neardup/io/objstore"
 )
@@ -45,6 +46,9 @@ type (
 	}
 	copier interface {
 		Copy(ctx context.Context, oldpath, newpath string) error
+	}
+	lastModifier interface {
+		LastModified(ctx context.Context, name string) (time.Time, error)
 	}
 )
 
@@ -111,6 +115,14 @@ func (local) Size(_ context.Context, name string) (int64, error) {
 
 func (local) Close() error { return nil }
 
+func (local) LastModified(_ context.Context, name string) (time.Time, error) {
+	fi, err := os.Stat(localPath(name))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fi.ModTime(), nil
+}
+
 func (local) Remove(_ context.Context, name string) error { return os.Remove(localPath(name)) }
 
 func (local) Rename(_ context.Context, oldpath, newpath string) error {
@@ -168,6 +180,28 @@ func Size(ctx context.Context, name string) (int64, error) {
 	}
 	defer fs.Close()
 	return fs.Size(ctx, name)
+}
+
+// Stat reports the size of a file in bytes and when it was last
+// modified: the zero time when its filesystem does not say (Beam's
+// filesystems that implement filesystem.LastModifiedGetter do).
+func Stat(ctx context.Context, name string) (int64, time.Time, error) {
+	fs, err := open(ctx, name)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	defer fs.Close()
+	size, err := fs.Size(ctx, name)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	var mod time.Time
+	if lm, ok := fs.(lastModifier); ok {
+		if mod, err = lm.LastModified(ctx, name); err != nil {
+			return 0, time.Time{}, err
+		}
+	}
+	return size, mod, nil
 }
 
 // ReaderAt is an open file with random access, as Parquet needs.

@@ -102,46 +102,55 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 // ReadDocs reads a docs shard as Read[Doc] does, column by column (query
 // loads a whole docs table).
 func ReadDocs(ctx context.Context, name string) ([]Doc, error) {
-	optional := func(set func(*Doc, *int64)) func(*Doc, parquet.Value) {
-		return func(r *Doc, v parquet.Value) {
-			if !v.IsNull() {
-				x := v.Int64()
-				set(r, &x)
-			}
-		}
-	}
 	return readColumns(ctx, name, append(docMetaColumns(),
-		column[Doc]{name: "cluster_id", set: optional(func(r *Doc, x *int64) { r.ClusterID = x })},
-		column[Doc]{name: "identical_to", set: optional(func(r *Doc, x *int64) { r.IdenticalTo = x })},
+		column[Doc]{name: "cluster_id", set: optionalInt(func(r *Doc, x *int64) { r.ClusterID = x })},
+		column[Doc]{name: "identical_to", set: optionalInt(func(r *Doc, x *int64) { r.IdenticalTo = x })},
 		column[Doc]{name: "is_representative", set: func(r *Doc, v parquet.Value) { r.IsRepresentative = v.Boolean() }},
-		column[Doc]{name: "kept_doc_id", set: optional(func(r *Doc, x *int64) { r.KeptDocID = x })},
-		column[Doc]{name: "resemblance_to_kept", set: func(r *Doc, v parquet.Value) {
-			if !v.IsNull() {
-				x := v.Double()
-				r.ResemblanceToKept = &x
-			}
-		}},
+		column[Doc]{name: "kept_doc_id", set: optionalInt(func(r *Doc, x *int64) { r.KeptDocID = x })},
+		column[Doc]{name: "resemblance_to_kept", set: setResemblanceToKept},
 	))
 }
 
 // ReadKeepColumns reads, column by column, what an export needs of a
 // docs shard to decide which input rows it keeps: source_file,
-// source_row, status, identical_to and is_representative (the other
-// fields stay zero).
-func ReadKeepColumns(ctx context.Context, name string) ([]Doc, error) {
+// source_row, status, identical_to and is_representative; with values,
+// also doc_id, cluster_id, kept_doc_id and resemblance_to_kept, for the
+// columns it adds (the other fields stay zero).
+func ReadKeepColumns(ctx context.Context, name string, values bool) ([]Doc, error) {
 	var file, status string
-	return readColumns(ctx, name, []column[Doc]{
+	cols := []column[Doc]{
 		{name: "source_file", set: func(r *Doc, v parquet.Value) { r.SourceFile = reuse(&file, v) }},
 		{name: "source_row", integer: func(r *Doc, x int64) { r.SourceRow = x }},
 		{name: "status", set: func(r *Doc, v parquet.Value) { r.Status = reuse(&status, v) }},
-		{name: "identical_to", set: func(r *Doc, v parquet.Value) {
-			if !v.IsNull() {
-				x := v.Int64()
-				r.IdenticalTo = &x
-			}
-		}},
+		{name: "identical_to", set: optionalInt(func(r *Doc, x *int64) { r.IdenticalTo = x })},
 		{name: "is_representative", set: func(r *Doc, v parquet.Value) { r.IsRepresentative = v.Boolean() }},
-	})
+	}
+	if values {
+		cols = append(cols,
+			column[Doc]{name: "doc_id", integer: func(r *Doc, x int64) { r.DocID = x }},
+			column[Doc]{name: "cluster_id", set: optionalInt(func(r *Doc, x *int64) { r.ClusterID = x })},
+			column[Doc]{name: "kept_doc_id", set: optionalInt(func(r *Doc, x *int64) { r.KeptDocID = x })},
+			column[Doc]{name: "resemblance_to_kept", set: setResemblanceToKept},
+		)
+	}
+	return readColumns(ctx, name, cols)
+}
+
+// optionalInt sets an optional int64 field from a value, nil when null.
+func optionalInt(set func(*Doc, *int64)) func(*Doc, parquet.Value) {
+	return func(r *Doc, v parquet.Value) {
+		if !v.IsNull() {
+			x := v.Int64()
+			set(r, &x)
+		}
+	}
+}
+
+func setResemblanceToKept(r *Doc, v parquet.Value) {
+	if !v.IsNull() {
+		x := v.Double()
+		r.ResemblanceToKept = &x
+	}
 }
 
 // docMetaColumns are the docs columns phase 1 writes, doc_id first. The

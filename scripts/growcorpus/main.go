@@ -1,0 +1,248 @@
+// Command growcorpus grows the real text corpora in ../shared/data into a
+// crawl of a chosen size, for benchmarks that need real text at scale
+// (scripts/bench-export.sh). It never writes into the repository.
+//
+// The tables (id, url, source, date, text) are repeated: copy 0 of a row
+// is the row as it is; every later copy gets a new id and URL and either
+//
+//   - its own text with a few words dropped or replaced at random
+//     positions (a near-duplicate; -exact of them byte-identical), or
+//   - the tail of its text joined to the head of another row's, cut at
+//     line breaks, with the same light edits (a new document, mostly
+//     distinct from every other, so that about half the crawl survives
+//     deduplication rather than one row in each set of copies).
+//
+// The rows of all copies are shuffled together, cut when the text
+// reaches -mb MB, and spread over -files zstd Parquet files with row
+// groups of -rowgroup rows; source and date are dictionary-encoded, the
+// other columns plain. The output is a function of the flags alone.
+//
+// Usage (from the module root):
+//
+//	go run ./scripts/growcorpus -out /tmp/export-bench/in -mb 1000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// doc is one row, with the real tables' column names and nullability.
+type doc struct {
+	ID     string  `parquet:"id"`
+	URL    *string `parquet:"url,optional"`
+	Source *string `parquet:"source,optional,dict"`
+	Date   *string `parquet:"date,optional,dict"`
+	Text   string  `parquet:"text"`
+}
+
+// tables are the text tables of ../shared/data (the HTML one has no text).
+var tables = []string{"multilingual-docs", "deb-copyright", "deb-manpages", "cc-main-2019-30-sample"}
+
+func main() {
+	data := flag.String("data", "../shared/data", "folder of the real corpora")
+	out := flag.String("out", "", "output folder (required; created)")
+	mb := flag.Float64("mb", 1000, "MB (10^6 bytes) of text to write")
+	files := flag.Int("files", 10, "output files")
+	rowGroup := flag.Int64("rowgroup", 2000, "rows per row group")
+	near := flag.Float64("near", 0.5, "fraction of later copies that are near-duplicates (the rest are joins of two rows)")
+	exact := flag.Float64("exact", 0.1, "fraction of near-duplicates left byte-identical")
+	edits := flag.Int("edits", 4, "most words changed or dropped in each edited copy (at least 1)")
+	seed := flag.Uint64("seed", 1, "seed")
+	flag.Parse()
+	if *out == "" || *files < 1 || *rowGroup < 1 || *edits < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+
+	var base []doc
+	var baseBytes int64
+	for _, t := range tables {
+		rows, err := parquet.ReadFile[doc](filepath.Join(*data, t+".parquet"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, r := range rows {
+			baseBytes += int64(len(r.Text))
+		}
+		base = append(base, rows...)
+	}
+	if baseBytes == 0 {
+		log.Fatal("no text in the corpora")
+	}
+
+	// Every (copy, row) of enough copies, shuffled, cut at -mb MB
+	// (estimated by the original texts' lengths).
+	target := int64(*mb * 1e6)
+	copies := int(target/baseBytes) + 1
+	type item struct{ copy, row int }
+	all := make([]item, 0, copies*len(base))
+	for c := range copies {
+		for r := range base {
+			all = append(all, item{c, r})
+		}
+	}
+	rng := rand.New(rand.NewPCG(*seed, 0x67726f77)) // "grow"
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	var sum int64
+	n := 0
+	for n < len(all) && sum < target {
+		sum += int64(len(base[all[n].row].Text))
+		n++
+	}
+	all = all[:n]
+
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	make1 := func(g int, it item) doc {
+		d := base[it.row]
+		if it.copy == 0 {
+			return d
+		}
+		r := rand.New(rand.NewPCG(*seed, uint64(g)))
+		d.ID = fmt.Sprintf("%s~%d", d.ID, it.copy)
+		if d.URL != nil {
+			u := fmt.Sprintf("%s?copy=%d", *d.URL, it.copy)
+			d.URL = &u
+		}
+		switch {
+		case r.Float64() >= *near:
+			d.Text = join(d.Text, base[r.IntN(len(base))].Text, r)
+			d.Text = edit(d.Text, 1+r.IntN(*edits), r)
+		case r.Float64() >= *exact:
+			d.Text = edit(d.Text, 1+r.IntN(*edits), r)
+		}
+		return d
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	errs := make([]error, *files)
+	texts := make([]int64, *files)
+	for f := range *files {
+		lo, hi := f*n / *files, (f+1)*n / *files
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rows := make([]doc, 0, hi-lo)
+			for g := lo; g < hi; g++ {
+				rows = append(rows, make1(g, all[g]))
+				texts[f] += int64(len(rows[len(rows)-1].Text))
+			}
+			errs[f] = write(filepath.Join(*out, fmt.Sprintf("part-%05d.parquet", f)), rows, *rowGroup)
+		}()
+	}
+	wg.Wait()
+	var total int64
+	for f, err := range errs {
+		if err != nil {
+			log.Fatal(err)
+		}
+		total += texts[f]
+	}
+	fmt.Printf("growcorpus: %d rows, %.1f MB of text (%d copies of %d rows, %.1f MB) in %d files under %s\n",
+		n, float64(total)/1e6, copies, len(base), float64(baseBytes)/1e6, *files, *out)
+}
+
+// write writes rows to path, zstd-compressed, in row groups of rowGroup rows.
+func write(path string, rows []doc, rowGroup int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := parquet.NewGenericWriter[doc](f, parquet.Compression(&zstd.Codec{}), parquet.MaxRowsPerRowGroup(rowGroup))
+	if _, err := w.Write(rows); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// join is a's text from a line break 30-70% of the way in, then b's up to
+// one 30-70% of the way in (a's whole text or none of b's when there is no
+// line break to cut at).
+func join(a, b string, r *rand.Rand) string {
+	cut := func(s string) int {
+		at := len(s) * (30 + r.IntN(41)) / 100
+		if i := strings.IndexByte(s[at:], '\n'); i >= 0 {
+			return at + i
+		}
+		if i := strings.LastIndexByte(s[:at], '\n'); i >= 0 {
+			return i
+		}
+		return -1
+	}
+	ca, cb := cut(a), cut(b)
+	if ca < 0 {
+		ca = 0
+	}
+	if cb < 0 {
+		cb = 0
+	}
+	return a[ca:] + "\n" + b[:cb]
+}
+
+// edit drops or replaces n words of s (space-separated runs of at most 40
+// bytes) at random positions; in text without such words (CJK), one to
+// three characters instead.
+func edit(s string, n int, r *rand.Rand) string {
+	if len(s) == 0 {
+		return s
+	}
+	word := func() (int, int) {
+		for range 16 {
+			i := r.IntN(len(s))
+			for i < len(s) && !isSpace(s[i]) {
+				i++
+			}
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
+			j := i
+			for j < len(s) && !isSpace(s[j]) {
+				j++
+			}
+			if j > i && j-i <= 40 {
+				return i, j
+			}
+		}
+		i := r.IntN(len(s))
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		j := i
+		for k := 0; k < 1+r.IntN(3) && j < len(s); k++ {
+			_, size := utf8.DecodeRuneInString(s[j:])
+			j += size
+		}
+		return i, j
+	}
+	for range n {
+		i, j := word()
+		by := ""
+		if r.IntN(2) == 0 {
+			a, b := word()
+			by = s[a:b]
+		}
+		s = s[:i] + by + s[j:]
+	}
+	return s
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
