@@ -29,6 +29,9 @@ type ExportOptions struct {
 	Sweep string
 	// Overwrite lets the export write into a folder holding other files.
 	Overwrite bool
+	// SliceRows are the rows of a file one worker copies (0:
+	// transforms.ExportSliceRows).
+	SliceRows int64
 }
 
 // Export writes the rows of the inputs of the run in opt.From that
@@ -58,7 +61,7 @@ func exportFrom(ctx context.Context, opt ExportOptions, src *output.Manifest, st
 	if err != nil {
 		return nil, err
 	}
-	files := transforms.ExportFiles{Names: make([]string, len(src.Inputs))}
+	files := transforms.ExportFiles{Names: make([]string, len(src.Inputs)), SliceRows: opt.SliceRows}
 	var paths []string
 	for i, in := range src.Inputs {
 		files.Inputs = append(files.Inputs, in.Path)

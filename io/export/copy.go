@@ -13,14 +13,15 @@ import (
 	"github.com/neardup/neardup/io/store"
 )
 
-// Copy writes to dst the rows of the Parquet file src whose code in marks
-// (one per row of src, in row order) keeps them, in src's order, with
-// src's schema (nested and optional columns as they are) and key-value
-// metadata, zstd-compressed. When add names columns, they follow src's,
-// with each row's values (values, one per row of src). It streams: one row group of src is read at
+// Copy writes to dst the rows lo to lo+len(marks) of the Parquet file src
+// whose code in marks (one per row of the range, in row order) keeps
+// them, in src's order, with src's schema (nested and optional columns as
+// they are) and key-value metadata, every column zstd-compressed. When
+// add names columns, they follow src's, with each row's values (values,
+// one per row of the range). It streams: one row group of src is read at
 // a time, a few hundred rows in memory, and output row groups are cut at
 // the size (in rows) of src's largest. It returns the rows written.
-func Copy(ctx context.Context, src, dst string, marks []Code, add Added, values []Values) (int64, error) {
+func Copy(ctx context.Context, src, dst string, lo int64, marks []Code, add Added, values []Values) (int64, error) {
 	r, size, err := store.OpenReaderAt(ctx, src)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", src, err)
@@ -30,8 +31,9 @@ func Copy(ctx context.Context, src, dst string, marks []Code, add Added, values 
 	if err != nil {
 		return 0, fmt.Errorf("%s: not a readable Parquet file: %w", src, err)
 	}
-	if f.NumRows() != int64(len(marks)) {
-		return 0, fmt.Errorf("%s has %d rows, the run's docs table %d: the file changed since the run", src, f.NumRows(), len(marks))
+	hi := lo + int64(len(marks))
+	if lo < 0 || hi > f.NumRows() {
+		return 0, fmt.Errorf("%s has %d rows, the run's docs table names rows %d to %d: the file changed since the run", src, f.NumRows(), lo, hi-1)
 	}
 	schema, err := add.Schema(f.Schema())
 	if err != nil {
@@ -57,7 +59,7 @@ func Copy(ctx context.Context, src, dst string, marks []Code, add Added, values 
 		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
 	}
 	w := parquet.NewWriter(out, opts...)
-	written, pending, row := int64(0), int64(0), int64(0)
+	written, pending, row := int64(0), int64(0), lo
 	// kept is a slice of its own: ReadRows reuses each buf[i]'s memory,
 	// so buf's entries must not be moved around.
 	buf, kept := make([]parquet.Row, 256), make([]parquet.Row, 0, 256)
@@ -65,19 +67,27 @@ func Copy(ctx context.Context, src, dst string, marks []Code, add Added, values 
 		out.Close()
 		return 0, err
 	}
+	var start int64 // the first row of row group g
 	for g, rg := range f.RowGroups() {
+		end := start + rg.NumRows()
+		if end <= lo || start >= hi {
+			start = end
+			continue
+		}
 		rows := rg.Rows()
-		for {
-			n, rerr := rows.ReadRows(buf)
-			kept = kept[:0]
-			if row+int64(n) > int64(len(marks)) {
+		if lo > start {
+			if err := rows.SeekToRow(lo - start); err != nil {
 				rows.Close()
-				return fail(fmt.Errorf("%s: row group %d holds more rows than its footer says", src, g))
+				return fail(fmt.Errorf("%s: row group %d: %w", src, g, err))
 			}
+		}
+		for row < min(end, hi) {
+			n, rerr := rows.ReadRows(buf[:min(int64(len(buf)), min(end, hi)-row)])
+			kept = kept[:0]
 			for _, pr := range buf[:n] {
-				if marks[row].Keeps() {
+				if marks[row-lo].Keeps() {
 					if len(add.Columns) > 0 {
-						pr = add.Append(pr, leaves, values[row])
+						pr = add.Append(pr, leaves, values[row-lo])
 					}
 					kept = append(kept, pr)
 				}
@@ -100,15 +110,71 @@ func Copy(ctx context.Context, src, dst string, marks []Code, add Added, values 
 			}
 		}
 		rows.Close()
+		if row != min(end, hi) {
+			return fail(fmt.Errorf("%s: row group %d holds %d rows, its footer says %d", src, g, row-max(start, lo), min(end, hi)-max(start, lo)))
+		}
 		if pending >= target {
 			if err := w.Flush(); err != nil {
 				return fail(fmt.Errorf("%s: %w", dst, err))
 			}
 			pending = 0
 		}
+		start = end
 	}
-	if row != int64(len(marks)) {
-		return fail(fmt.Errorf("%s: read %d rows, its footer says %d", src, row, len(marks)))
+	if err := w.Close(); err != nil {
+		return fail(fmt.Errorf("%s: %w", dst, err))
+	}
+	if err := out.Close(); err != nil {
+		return 0, fmt.Errorf("%s: %w", dst, err)
+	}
+	return written, nil
+}
+
+// Concat writes to dst the row groups of the Parquet files parts (Copy's
+// slices of one input, of one schema), in order, with the first part's
+// schema and key-value metadata. parquet-go copies each row group's
+// compressed column chunks as they are, without decoding them. It
+// returns the rows written.
+func Concat(ctx context.Context, parts []string, dst string) (int64, error) {
+	out, err := store.OpenWrite(ctx, dst)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", dst, err)
+	}
+	var w *parquet.Writer
+	var written int64
+	fail := func(err error) (int64, error) {
+		out.Close()
+		return 0, err
+	}
+	for _, part := range parts {
+		r, size, err := store.OpenReaderAt(ctx, part)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", part, err))
+		}
+		f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		if err != nil {
+			r.Close()
+			return fail(fmt.Errorf("%s: %w", part, err))
+		}
+		if w == nil {
+			opts := []parquet.WriterOption{f.Schema()}
+			for _, kv := range f.Metadata().KeyValueMetadata {
+				opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+			}
+			w = parquet.NewWriter(out, opts...)
+		}
+		for _, rg := range f.RowGroups() {
+			n, err := w.WriteRowGroup(rg)
+			if err != nil {
+				r.Close()
+				return fail(fmt.Errorf("%s: %w", dst, err))
+			}
+			written += n
+		}
+		r.Close()
+	}
+	if w == nil {
+		return fail(fmt.Errorf("%s: no parts to join", dst))
 	}
 	if err := w.Close(); err != nil {
 		return fail(fmt.Errorf("%s: %w", dst, err))

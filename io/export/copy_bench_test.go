@@ -45,7 +45,7 @@ func BenchmarkCopy(b *testing.B) {
 	dir := b.TempDir()
 	for b.Loop() {
 		for _, f := range files {
-			if _, err := Copy(context.Background(), f, filepath.Join(dir, filepath.Base(f)), marks[f], Added{}, nil); err != nil {
+			if _, err := Copy(context.Background(), f, filepath.Join(dir, filepath.Base(f)), 0, marks[f], Added{}, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -70,7 +70,7 @@ func TestCopyNested(t *testing.T) {
 			want = append(want, back[i])
 		}
 	}
-	n, err := Copy(context.Background(), src, dst, marks, Added{}, nil)
+	n, err := Copy(context.Background(), src, dst, 0, marks, Added{}, nil)
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("Copy: %d rows, %v; want %d", n, err, len(want))
 	}
@@ -104,8 +104,25 @@ func TestCopyNested(t *testing.T) {
 			t.Errorf("an output row group of %d rows, the input's are 300", rg.NumRows())
 		}
 	}
-	if _, err := Copy(context.Background(), src, dst, marks[1:], Added{}, nil); err == nil {
-		t.Errorf("Copy with a row count that is not the file's: no error")
+	if _, err := Copy(context.Background(), src, dst, 1, marks, Added{}, nil); err == nil {
+		t.Errorf("Copy of rows past the file's end: no error")
+	}
+
+	// In slices that cut row groups, joined by Concat: the same rows.
+	var parts []string
+	for i, cut := range [][2]int{{0, 250}, {250, 777}, {777, 1000}} {
+		part := filepath.Join(dir, fmt.Sprint("part", i))
+		if _, err := Copy(context.Background(), src, part, int64(cut[0]), marks[cut[0]:cut[1]], Added{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, part)
+	}
+	joined := filepath.Join(dir, "joined.parquet")
+	if n, err := Concat(context.Background(), parts, joined); err != nil || n != int64(len(want)) {
+		t.Fatalf("Concat: %d rows, %v; want %d", n, err, len(want))
+	}
+	if got, err := parquet.ReadFile[nested](joined); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("the sliced and joined copy differs: %v", err)
 	}
 }
 
@@ -192,7 +209,7 @@ func TestCopyAddedColumns(t *testing.T) {
 		}
 	}
 	add := Added{Columns: Columns, Prefix: "x_"}
-	if _, err := Copy(context.Background(), src, dst, marks, add, values); err != nil {
+	if _, err := Copy(context.Background(), src, dst, 0, marks, add, values); err != nil {
 		t.Fatal(err)
 	}
 	got, err := parquet.ReadFile[added](dst)
@@ -220,7 +237,7 @@ func TestCopyAddedColumns(t *testing.T) {
 	// The output has the added columns: exporting it again with them is
 	// refused, naming the column.
 	again := make([]Code, len(want))
-	if _, err := Copy(context.Background(), dst, filepath.Join(dir, "again.parquet"), again, add, make([]Values, len(want))); err == nil || !strings.Contains(err.Error(), "x_doc_id") {
+	if _, err := Copy(context.Background(), dst, filepath.Join(dir, "again.parquet"), 0, again, add, make([]Values, len(want))); err == nil || !strings.Contains(err.Error(), "x_doc_id") {
 		t.Errorf("an added column named as an input column: %v", err)
 	}
 }

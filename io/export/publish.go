@@ -21,6 +21,10 @@ const SuccessMarker = output.SuccessMarker
 // counts.
 const CountsDir = "_counts"
 
+// PartsDir, below a run's temporary folder, holds the slices of each
+// file, copied in parallel before they are joined.
+const PartsDir = "_parts"
+
 // File is one input file and what its export holds.
 type File struct {
 	Input  string `json:"input"`
