@@ -103,7 +103,7 @@ func exportFrom(ctx context.Context, opt ExportOptions, src *output.Manifest, st
 		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	BuildExport(s, shards, files, opt.Rule, opt.Add, src.Partitions, out.TempDir)
+	BuildExport(s, shards, files, opt.Rule, opt.Add, transforms.Placement{Partitions: src.Partitions, TempDir: out.TempDir, Lanes: lanes(0)})
 	if err := beamx.Run(ctx, p); err != nil {
 		return nil, pipelineError(err)
 	}
@@ -148,9 +148,9 @@ func inputSweep(in output.Input, src *output.Manifest) string {
 }
 
 // BuildExport adds the export pipeline to scope s: the docs shards' rows
-// become per-file decisions (and added values), and each file to write
-// has its kept rows written under tempDir by its name.
-func BuildExport(s beam.Scope, shards []string, files transforms.ExportFiles, rule export.Rule, add export.Added, partitions int, tempDir string) {
-	marks := transforms.ExportMarks(s, beam.CreateList(s, shards), files, rule, add, partitions)
-	transforms.WriteExport(s, marks, files, add, tempDir)
+// become per-slice decisions (and added values), and each file to write
+// has its kept rows written under place.TempDir by its name.
+func BuildExport(s beam.Scope, shards []string, files transforms.ExportFiles, rule export.Rule, add export.Added, place transforms.Placement) {
+	marks := transforms.ExportMarks(s, beam.CreateList(s, shards), files, rule, add, place.Partitions)
+	transforms.WriteExport(s, marks, files, add, place)
 }

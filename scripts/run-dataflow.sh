@@ -22,8 +22,8 @@
 #   WORKER_GOARCH (amd64; arm64 for Arm machine types),
 #   DRY_RUN=1 prints the build and launch commands instead of running them.
 # Every other argument passes through to the runner after the script's own
-# flags, so a repeated flag there overrides the script's value. "recluster"
-# may come first, as with the runner itself.
+# flags, so a repeated flag there overrides the script's value. "recluster",
+# "update" or "export" may come first, as with the runner itself.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/launch.sh
@@ -63,11 +63,11 @@ while (($#)); do
     esac
     shift
     ;;
-  --input=* | --output=* | --from=*)
+  --input=* | --output=* | --from=* | --dedup-output=*)
     remote "${1%%=*}" "${1#*=}"
     args+=("$1")
     ;;
-  --input | --output | --from)
+  --input | --output | --from | --dedup-output)
     (($# >= 2)) || usage "$1 needs a value"
     remote "$1" "$2"
     args+=("$1" "$2")

@@ -19,9 +19,10 @@
 #   WORKER_GOARCH      amd64; arm64 for Arm task managers
 #   DRY_RUN=1          print the build and launch commands instead of running
 # Every other argument passes through to the runner after the script's own
-# flags, so a repeated flag there overrides the script's value. "recluster"
-# may come first, as with the runner itself. Inputs and outputs must be
-# paths the harness containers can reach (gs://, s3://, or a mounted folder).
+# flags, so a repeated flag there overrides the script's value. "recluster",
+# "update" or "export" may come first, as with the runner itself. Inputs
+# and outputs must be paths the harness containers can reach (gs://, s3://,
+# or a mounted folder).
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/launch.sh

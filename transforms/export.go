@@ -228,9 +228,10 @@ type exportSeedFn struct{}
 func (f *exportSeedFn) ProcessElement(i int, emit func(int, []byte)) { emit(sliceKey(i, 0), nil) }
 
 // WriteExport takes ExportMarks' PCollection<KV<int, []byte>> and writes
-// each file to write's kept rows, with the columns add names, to tempDir
-// under its name, and the file's counts under tempDir/_counts for
-// export.Dir.Publish. It returns a PCollection<string> of the files
+// each file to write's kept rows, with the columns add names, to
+// place.TempDir under its name, and the file's counts under _counts there
+// for export.Dir.Publish. On the embedded runner the slices and files of
+// one bundle are copied on place.Lanes goroutines (see lanes). It returns a PCollection<string> of the files
 // written.
 //
 // Each slice of a file is copied by one worker (export.Copy), which holds
@@ -238,13 +239,13 @@ func (f *exportSeedFn) ProcessElement(i int, emit func(int, []byte)) { emit(slic
 // columns), never its text: the rows stream from the input to a part
 // file one row group at a time. Then one worker per file joins its parts
 // (export.Concat), copying their compressed row groups as they are.
-func WriteExport(s beam.Scope, marks beam.PCollection, files ExportFiles, add export.Added, tempDir string) beam.PCollection {
+func WriteExport(s beam.Scope, marks beam.PCollection, files ExportFiles, add export.Added, place Placement) beam.PCollection {
 	s = s.Scope("WriteExport")
 	seeds := beam.ParDo(s, &exportSeedFn{}, beam.CreateList(s, files.Write))
 	slices := beam.GroupByKey(s, beam.Flatten(s, marks, seeds))
 	parts := beam.ParDo(s, &exportSliceFn{Inputs: files.Inputs, Names: files.Names, Slice: files.slice(),
-		Columns: add.Columns, Prefix: add.Prefix, TempDir: tempDir}, slices)
-	written := beam.ParDo(s, &exportJoinFn{Inputs: files.Inputs, Names: files.Names, Slice: files.slice(), TempDir: tempDir},
+		Columns: add.Columns, Prefix: add.Prefix, TempDir: place.TempDir, Lanes: place.Lanes}, slices)
+	written := beam.ParDo(s, &exportJoinFn{Inputs: files.Inputs, Names: files.Names, Slice: files.slice(), TempDir: place.TempDir, Lanes: place.Lanes},
 		beam.GroupByKey(s, parts))
 	// Prism spins on a stage whose output nothing consumes (see drain):
 	// 12.9 s against 5.7 s for an export of 1 GB of text.
@@ -266,21 +267,42 @@ type exportSliceFn struct {
 	Columns []export.Column
 	Prefix  string
 	TempDir string
+	Lanes   int
+	lanes   lanes[func(int, []byte)]
+}
+
+func (f *exportSliceFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
+
+func (f *exportSliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
+	return f.lanes.finish(ctx, emit)
 }
 
 // ProcessElement copies one slice of a file to its part. The part has a
 // fixed name, so a retry rewrites it.
 func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	batches = hold(batches)
+	return f.lanes.do(ctx, f.Lanes, emit, func() (laneOut[func(int, []byte)], error) {
+		i, part, err := f.copy(ctx, key, batches)
+		return func(_ context.Context, emit func(int, []byte)) error {
+			emit(i, part)
+			return nil
+		}, err
+	})
+}
+
+// copy copies the slice key of a file, whose marks batches holds, and
+// returns the file's index and its part (exportPart, as JSON).
+func (f *exportSliceFn) copy(ctx context.Context, key int, batches func(*[]byte) bool) (int, []byte, error) {
 	i, slice := fromSliceKey(key)
 	path := f.Inputs[i]
 	n, err := tables.NumRows(ctx, path)
 	if err != nil {
-		return err
+		return i, nil, err
 	}
 	lo := slice * f.Slice
 	hi := min(n, lo+f.Slice)
 	if lo >= n && lo > 0 {
-		return fmt.Errorf("%s: the docs table names row %d or later, the file has %d rows: the file changed since the run", path, lo, n)
+		return i, nil, fmt.Errorf("%s: the docs table names row %d or later, the file has %d rows: the file changed since the run", path, lo, n)
 	}
 	add := export.Added{Columns: f.Columns, Prefix: f.Prefix}
 	codes := make([]export.Code, hi-lo)
@@ -306,24 +328,20 @@ func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches fun
 			return nil
 		})
 		if err != nil {
-			return err
+			return i, nil, err
 		}
 	}
 	for row, c := range codes {
 		if c == export.Unseen {
-			return fmt.Errorf("%s: the docs table has no row for row %d (of %d): the file changed since the run", path, lo+int64(row), n)
+			return i, nil, fmt.Errorf("%s: the docs table has no row for row %d (of %d): the file changed since the run", path, lo+int64(row), n)
 		}
 	}
 	part := store.Join(f.TempDir, export.PartsDir, fmt.Sprintf("%s.%06d", f.Names[i], slice))
 	if _, err := export.Copy(ctx, path, part, lo, codes, add, values); err != nil {
-		return err
+		return i, nil, err
 	}
 	b, err = json.Marshal(exportPart{Slice: slice, Path: part, Counts: export.Tally(codes)})
-	if err != nil {
-		return err
-	}
-	emit(i, b)
-	return nil
+	return i, b, err
 }
 
 type exportJoinFn struct {
@@ -331,16 +349,36 @@ type exportJoinFn struct {
 	Names   []string
 	Slice   int64
 	TempDir string
+	Lanes   int
+	lanes   lanes[func(string)]
+}
+
+func (f *exportJoinFn) StartBundle(ctx context.Context, emit func(string)) { f.lanes.reset() }
+
+func (f *exportJoinFn) FinishBundle(ctx context.Context, emit func(string)) error {
+	return f.lanes.finish(ctx, emit)
 }
 
 // ProcessElement joins file i's parts, in slice order, into its output,
 // after checking that every slice is there, and writes the file's counts.
 // Its output and counts have fixed names, so a retry rewrites them.
 func (f *exportJoinFn) ProcessElement(ctx context.Context, i int, in func(*[]byte) bool, emit func(string)) error {
+	in = hold(in)
+	return f.lanes.do(ctx, f.Lanes, emit, func() (laneOut[func(string)], error) {
+		name, err := f.join(ctx, i, in)
+		return func(_ context.Context, emit func(string)) error {
+			emit(name)
+			return nil
+		}, err
+	})
+}
+
+// join joins file i's parts, which in holds, and returns the file's name.
+func (f *exportJoinFn) join(ctx context.Context, i int, in func(*[]byte) bool) (string, error) {
 	path := f.Inputs[i]
 	n, err := tables.NumRows(ctx, path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	want := max(1, (n+f.Slice-1)/f.Slice)
 	parts := make([]string, want)
@@ -349,30 +387,29 @@ func (f *exportJoinFn) ProcessElement(ctx context.Context, i int, in func(*[]byt
 	for in(&b) {
 		var p exportPart
 		if err := json.Unmarshal(b, &p); err != nil {
-			return err
+			return "", err
 		}
 		if p.Slice >= want || parts[p.Slice] != "" {
-			return fmt.Errorf("%s: slice %d of %d written twice or out of range", path, p.Slice, want)
+			return "", fmt.Errorf("%s: slice %d of %d written twice or out of range", path, p.Slice, want)
 		}
 		parts[p.Slice] = p.Path
 		total.Add(p.Counts)
 	}
 	for slice, p := range parts {
 		if p == "" {
-			return fmt.Errorf("%s: the docs table has no row for rows %d to %d: the file changed since the run", path, int64(slice)*f.Slice, min(n, int64(slice+1)*f.Slice)-1)
+			return "", fmt.Errorf("%s: the docs table has no row for rows %d to %d: the file changed since the run", path, int64(slice)*f.Slice, min(n, int64(slice+1)*f.Slice)-1)
 		}
 	}
 	name := store.Join(f.TempDir, f.Names[i])
 	if _, err := export.Concat(ctx, parts, name); err != nil {
-		return err
+		return "", err
 	}
 	counts, err := json.Marshal(total)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := store.WriteFile(ctx, store.Join(f.TempDir, export.CountsDir, export.CountsName(f.Names[i])), counts); err != nil {
-		return err
+		return "", err
 	}
-	emit(name)
-	return nil
+	return name, nil
 }

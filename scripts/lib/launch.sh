@@ -47,13 +47,14 @@ refuse_async() {
   done
 }
 
-# subcommand sets sub to (recluster) when the script's arguments start with
-# it, else to (); the script then shifts ${#sub[@]} arguments.
+# subcommand sets sub to (recluster), (update) or (export) when the
+# script's arguments start with it, else to (); the script then shifts
+# ${#sub[@]} arguments.
 subcommand() {
   sub=()
-  if [[ ${1:-} == recluster ]]; then
-    sub=(recluster)
-  fi
+  case ${1:-} in
+  recluster | update | export) sub=("$1") ;;
+  esac
 }
 
 # worker_binary sets worker, the absolute path to build the worker binary
@@ -72,9 +73,9 @@ worker_binary() {
 }
 
 # partitions adds --partitions (PARTITIONS; 0: neardup sizes them from the
-# input) to flags, unless sub is recluster, which takes none.
+# input) to flags for a run or an update; recluster and export take none.
 partitions() {
-  if ((${#sub[@]} == 0)); then
+  if ((${#sub[@]} == 0)) || [[ ${sub[0]} == update ]]; then
     flags+=(--partitions="${PARTITIONS:-0}")
   fi
 }

@@ -89,6 +89,22 @@ var mutations = []mutation{
 		pkgs: []string{"./text/htmltext"},
 		run:  "TestMainWithoutHintsOnPythonDocs",
 	},
+	{
+		name: "export: a slice that begins inside a row group copied from the row group's start",
+		file: "io/export/copy.go",
+		old:  "if err := rows.SeekToRow(lo - start); err != nil {",
+		new:  "if err := rows.SeekToRow(0); err != nil {",
+		pkgs: []string{"./pipelines"},
+		run:  "TestExport$",
+	},
+	{
+		name: "export: a cluster's size counted one short",
+		file: "transforms/export.go",
+		old:  "m.Values.ClusterSize = size[m.Values.ClusterID]",
+		new:  "m.Values.ClusterSize = size[m.Values.ClusterID] - 1",
+		pkgs: []string{"./pipelines"},
+		run:  "TestExportAddedColumns",
+	},
 }
 
 func main() {
