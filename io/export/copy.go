@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
+	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -53,7 +55,7 @@ func Copy(ctx context.Context, src, dst string, lo int64, marks []Code, add Adde
 	}
 	// The input schema's columns name the input's codecs, which the
 	// writer would use instead of its Compression option.
-	codec := &zstd.Codec{}
+	codec := zstdCodec
 	opts := []parquet.WriterOption{parquet.NewSchema(schema.Name(), recompressed{schema, codec}), parquet.Compression(codec)}
 	for _, kv := range f.Metadata().KeyValueMetadata {
 		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
@@ -183,6 +185,33 @@ func Concat(ctx context.Context, parts []string, dst string) (int64, error) {
 		return 0, fmt.Errorf("%s: %w", dst, err)
 	}
 	return written, nil
+}
+
+// zstdCodec compresses every export's pages: parquet-go's zstd codec,
+// with encoders of a 1 MB window, pooled for all exports. parquet-go's own
+// encoders keep an 8 MB history each, and one codec per file left each
+// file's pool to the collector: they were 352 MB of the 670 MB live in an
+// export of 4.5 GB of text. A page (256 KB) fits the window, so the
+// compressed bytes are the same.
+var zstdCodec = &smallWindowZstd{}
+
+type smallWindowZstd struct {
+	zstd.Codec // String, CompressionCodec, Decode
+	encoders   sync.Pool
+}
+
+func (c *smallWindowZstd) Encode(dst, src []byte) ([]byte, error) {
+	e, _ := c.encoders.Get().(*kzstd.Encoder)
+	if e == nil {
+		var err error
+		e, err = kzstd.NewWriter(nil, kzstd.WithEncoderConcurrency(1), kzstd.WithEncoderLevel(zstd.DefaultLevel),
+			kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false), kzstd.WithWindowSize(1<<20))
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer c.encoders.Put(e)
+	return e.EncodeAll(src, dst[:0]), nil
 }
 
 // recompressed is a schema node whose leaf columns are compressed with
