@@ -49,11 +49,6 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return exportFrom(ctx, opt, src, start)
-}
-
-// exportFrom is Export of the finished output src, read from opt.From.
-func exportFrom(ctx context.Context, opt ExportOptions, src *output.Manifest, start time.Time) (*export.Manifest, error) {
 	if output.Within(opt.Output, opt.From) {
 		return nil, fmt.Errorf("--output %s is inside the run's output %s; choose a folder outside it", opt.Output, opt.From)
 	}

@@ -108,7 +108,7 @@ func (f *exportMarksFn) ProcessElement(ctx context.Context, shard string, emit, 
 		index[f.Inputs[i]] = i
 	}
 	rule := export.Rule{Drop: export.Drop(f.Drop), DropInvalid: f.DropInvalid}
-	var direct, clustered batches[export.Mark]
+	var direct, clustered markBatches
 	for _, d := range docs {
 		i, ok := index[d.SourceFile]
 		switch {
@@ -150,21 +150,24 @@ func docValues(d tables.Doc) export.Values {
 	return v
 }
 
-// batches are marks gathered by key, cut at exportBatch.
-type batches[T any] struct {
-	by   map[int][]T
+// markBatches are marks gathered by key (a slice or a partition), cut at
+// exportBatch. The project's batcher packs fixed-width records into
+// partitions numbered densely; marks are packed sorted and delta-encoded
+// (export.Pack, about 2 bytes each) under sparse slice keys.
+type markBatches struct {
+	by   map[int][]export.Mark
 	keys []int // in first-seen order
-	full []keyedBatch[T]
+	full []keyedMarks
 }
 
-type keyedBatch[T any] struct {
+type keyedMarks struct {
 	key   int
-	batch []T
+	batch []export.Mark
 }
 
-func (b *batches[T]) add(key int, x T) {
+func (b *markBatches) add(key int, x export.Mark) {
 	if b.by == nil {
-		b.by = map[int][]T{}
+		b.by = map[int][]export.Mark{}
 	}
 	s, seen := b.by[key]
 	if !seen {
@@ -172,7 +175,7 @@ func (b *batches[T]) add(key int, x T) {
 	}
 	s = append(s, x)
 	if len(s) == exportBatch {
-		b.full = append(b.full, keyedBatch[T]{key, s})
+		b.full = append(b.full, keyedMarks{key, s})
 		s = nil
 	}
 	b.by[key] = s
@@ -180,7 +183,7 @@ func (b *batches[T]) add(key int, x T) {
 
 // each calls fn with every batch: the full ones, then the rest by key in
 // the order the keys were first seen.
-func (b *batches[T]) each(fn func(key int, batch []T)) {
+func (b *markBatches) each(fn func(key int, batch []export.Mark)) {
 	for _, k := range b.full {
 		fn(k.key, k.batch)
 	}
@@ -212,7 +215,7 @@ func (f *clusterSizeFn) ProcessElement(_ int, in func(*[]byte) bool, emit func(i
 			return err
 		}
 	}
-	var out batches[export.Mark]
+	var out markBatches
 	for _, m := range marks {
 		m.Values.ClusterSize = size[m.Values.ClusterID]
 		out.add(sliceKey(m.File, m.Row/f.Slice), m)

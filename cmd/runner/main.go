@@ -114,8 +114,8 @@ func printUsage(cmd int) {
   runner update --from DIR --input GLOBS --output DIR [flags]
                                                      new input deduplicated against an output
   runner lost --from DIR --url URL                   where a URL absent from the latest sweep went
-  runner export --from DIR --output DIR [--drop duplicates|identical|none] [--drop-invalid]
-                                                     the kept rows of the run's input (docs/export.md)
+  runner export --from DIR --output DIR [flags]      the deduplicated crawl: the kept rows of the
+                                                     run's input (--drop, --add-columns, --sweep; docs/export.md)
   runner query --from DIR (--url URL | --text-file F | --html-file F) [--exact] [--json]
   runner report --from DIR --output report.html
   runner serve --from DIR [--addr 127.0.0.1:8080]

@@ -1,9 +1,11 @@
 package export
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -40,7 +42,7 @@ func ParseColumns(v string) ([]Column, error) {
 			return Columns, nil
 		}
 		c := Column(s)
-		if !isColumn(c) {
+		if !slices.Contains(Columns, c) {
 			return nil, fmt.Errorf("want none, all or a list of %s, not %q", joinColumns(Columns), s)
 		}
 		want[c] = true
@@ -62,15 +64,6 @@ func FormatColumns(cols []Column) string {
 	return joinColumns(cols)
 }
 
-func isColumn(c Column) bool {
-	for _, k := range Columns {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
-
 func joinColumns(cols []Column) string {
 	s := make([]string, len(cols))
 	for i, c := range cols {
@@ -87,14 +80,7 @@ type Added struct {
 }
 
 // Needs reports whether c is among the added columns.
-func (a Added) Needs(c Column) bool {
-	for _, k := range a.Columns {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
+func (a Added) Needs(c Column) bool { return slices.Contains(a.Columns, c) }
 
 // Values are one row's docs values, for the added columns.
 type Values struct {
@@ -192,16 +178,16 @@ func (a Added) Append(row parquet.Row, leaves int, v Values) parquet.Row {
 // appendValues packs v (export.Pack's batches with values).
 func appendValues(b []byte, v Values) []byte {
 	b = append(b, v.Has)
-	b = appendVarint(b, v.DocID)
+	b = binary.AppendVarint(b, v.DocID)
 	if v.Has&HasCluster != 0 {
-		b = appendVarint(b, v.ClusterID)
+		b = binary.AppendVarint(b, v.ClusterID)
 	}
-	b = appendVarint(b, v.ClusterSize)
+	b = binary.AppendVarint(b, v.ClusterSize)
 	if v.Has&HasKept != 0 {
-		b = appendVarint(b, v.KeptDocID)
+		b = binary.AppendVarint(b, v.KeptDocID)
 	}
 	if v.Has&HasResemblance != 0 {
-		b = appendUint64(b, math.Float64bits(v.Resemblance))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Resemblance))
 	}
 	return b
 }
@@ -228,11 +214,19 @@ func readValues(b []byte) (Values, []byte, error) {
 		if len(b) < 8 {
 			return v, nil, errCorrupt
 		}
-		v.Resemblance = math.Float64frombits(readUint64(b))
+		v.Resemblance = math.Float64frombits(binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
 	if !ok {
 		return v, nil, errCorrupt
 	}
 	return v, b, nil
+}
+
+func readVarint(b []byte) (int64, []byte, bool) {
+	x, k := binary.Varint(b)
+	if k <= 0 {
+		return 0, b, false
+	}
+	return x, b[k:], true
 }

@@ -122,8 +122,10 @@ func Pack(marks []Mark, withValues bool) []byte {
 	slices.SortFunc(marks, func(a, b Mark) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Row, b.Row))
 	})
-	b := make([]byte, 0, 3*len(marks)+8)
-	b = append(b, map[bool]byte{false: 0, true: 1}[withValues])
+	b := make([]byte, 1, 3*len(marks)+8)
+	if withValues {
+		b[0] = 1
+	}
 	b = binary.AppendUvarint(b, uint64(len(marks)))
 	file, row := 0, int64(0)
 	for _, m := range marks {
@@ -185,18 +187,6 @@ func Unpack(b []byte, fn func(Mark) error) error {
 		}
 	}
 	return nil
-}
-
-func appendVarint(b []byte, x int64) []byte  { return binary.AppendVarint(b, x) }
-func appendUint64(b []byte, x uint64) []byte { return binary.LittleEndian.AppendUint64(b, x) }
-func readUint64(b []byte) uint64             { return binary.LittleEndian.Uint64(b) }
-
-func readVarint(b []byte) (int64, []byte, bool) {
-	x, k := binary.Varint(b)
-	if k <= 0 {
-		return 0, b, false
-	}
-	return x, b[k:], true
 }
 
 // Names are the output names of the input files paths (in the manifest's
