@@ -3,7 +3,9 @@ package transforms
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -134,4 +136,51 @@ func TestHold(t *testing.T) {
 	if strings.Join(got, ",") != "a,bc,,d" {
 		t.Errorf("held batches %q", got)
 	}
+}
+
+// TestCopySlots checks that no more export copies run at once than the
+// process has cores, and that a copy waiting for a slot gives up with its
+// context.
+func TestCopySlots(t *testing.T) {
+	ctx := context.Background()
+	limit := int64(runtime.GOMAXPROCS(0))
+	var inFlight, most atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 * limit {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := withCopySlot(ctx, func() error {
+				n := inFlight.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				time.Sleep(2 * time.Millisecond)
+				inFlight.Add(-1)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if most.Load() > limit {
+		t.Errorf("%d copies ran at once, want at most %d", most.Load(), limit)
+	}
+
+	// Every slot taken: a copy whose context ends gives up.
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	for range limit {
+		held.Add(1)
+		go withCopySlot(ctx, func() error { held.Done(); <-release; return nil })
+	}
+	held.Wait()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	ran := false
+	if err := withCopySlot(cancelled, func() error { ran = true; return nil }); !errors.Is(err, context.Canceled) || ran {
+		t.Errorf("with every slot taken and the context cancelled: err %v, ran %v; want context.Canceled, not run", err, ran)
+	}
+	close(release)
 }
