@@ -39,7 +39,7 @@ import (
 func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
+	meta, sketches, equiv, ranks, sites := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
 	if cfg.Templates.On() {
 		sketches = transforms.SiteTemplates(s, sites, sketches, cfg.Templates, cand, place) // each site's template dropped
 	}
@@ -52,7 +52,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
 	}
 	if cfg.Verification() != "" {
-		pairs = transforms.Verify(s, pairs, features, cfg.Policy, place) // candidates checked on whole feature sets
+		pairs = transforms.Verify(s, pairs, files, cfg.Config, cfg.Policy, place) // candidates checked on whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place.TempDir)

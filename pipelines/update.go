@@ -39,7 +39,7 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplitsOf(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, _, ranks, _, _ := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
+	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)

@@ -2,6 +2,8 @@ package transforms
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -163,4 +165,65 @@ func decodeBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, 
 		return err
 	})
 	return all, err
+}
+
+// keyedBatcher is a batcher whose keys have no bound (an input slice, not
+// a partition): it keeps a batch per key met, under the same limits, and
+// emits sealed batches with the same counters. A DoFn keeps one for its
+// bundle (keyedOut).
+type keyedBatcher struct {
+	b    batcher
+	bufs map[int][]byte
+}
+
+func (k *keyedBatcher) add(key int, rec interface{ Append([]byte) []byte }) {
+	buf := k.bufs[key]
+	before := len(buf)
+	buf = rec.Append(buf)
+	k.b.buffered += len(buf) - before
+	if len(buf) > maxBatchBytes && before > 0 {
+		k.b.emit(key, buf[:before])
+		buf = append(buf[:0], buf[before:]...)
+		k.b.buffered -= before
+	}
+	k.bufs[key] = buf
+	if k.b.buffered > k.b.limit {
+		k.flush()
+	}
+}
+
+// flush emits every batch, in key order, so that a bundle's output does
+// not depend on map order.
+func (k *keyedBatcher) flush() {
+	for _, key := range slices.Sorted(maps.Keys(k.bufs)) {
+		k.b.emit(key, k.bufs[key])
+	}
+	clear(k.bufs)
+	k.b.buffered = 0
+}
+
+// keyedOut is the keyed batcher of a DoFn with one output keyed by
+// unbounded keys, kept for the bundle, as bundleOut is for partitions.
+type keyedOut struct{ out *keyedBatcher }
+
+// StartBundle forgets any batcher: a retried bundle starts afresh.
+func (o *keyedOut) StartBundle(ctx context.Context, emit func(int, []byte)) { o.out = nil }
+
+// FinishBundle emits what the bundle's batcher still holds.
+func (o *keyedOut) FinishBundle(ctx context.Context, emit func(int, []byte)) {
+	if o.out != nil {
+		o.out.b.bind(ctx, emit)
+		o.out.flush()
+		o.out = nil
+	}
+}
+
+// keyed is the bundle's keyed batcher, bound to this element's emitter.
+func (o *keyedOut) keyed(ctx context.Context, name string, emit func(int, []byte)) *keyedBatcher {
+	if o.out == nil {
+		nb := newBatcher(ctx, name, 0, emit)
+		o.out = &keyedBatcher{b: *nb, bufs: map[int][]byte{}}
+	}
+	o.out.b.bind(ctx, emit)
+	return o.out
 }

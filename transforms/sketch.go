@@ -31,7 +31,7 @@ var (
 )
 
 func init() {
-	register.DoFn8x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.DoFn7x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
 }
 
@@ -48,16 +48,15 @@ func init() {
 // document when cfg.Keep ranks documents (empty otherwise); and sites,
 // PCollection<KV<int, []byte>> of packed.SiteCount batches for
 // SiteTemplates under cfg.Templates (empty otherwise), when the sketches of
-// pages with a site are keyed by the site's partition; and features,
-// PCollection<KV<int, []byte>> of packed.Features batches keyed by doc
-// partition, each sketched document's whole feature set or its Bloom
-// filter under cfg.Verification (empty otherwise), for Verify. Under
+// pages with a site are keyed by the site's partition. (Verify reads
+// the features of the documents it needs again; they do not travel from
+// here.) Under
 // cfg.SkipBadFiles an unreadable row group is recorded under
 // place.TempDir.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites, features beam.PCollection) {
+func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites beam.PCollection) {
 	s = s.Scope("Sketch")
 	outs := beam.ParDoN(s, &sketchFn{Settings: cfg, Partitions: place.Partitions, TempDir: place.TempDir}, splits)
-	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5]
+	return outs[0], outs[1], outs[2], outs[3], outs[4]
 }
 
 type sketchFn struct {
@@ -74,24 +73,23 @@ type sketchOut struct {
 	metas                         [][]tables.Doc
 	metaBytes                     int
 	sketches, equiv, ranks, sites *batcher
-	features                      *batcher
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) {
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
 		return nil
 	}
-	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures)
+	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites)
 }
 
 // flush emits everything gathered so far.
-func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
+func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
 	o.sites.bind(ctx, emitSites)
 	o.sites.flush()
 	o.sketches.bind(ctx, emitSketch)
@@ -100,15 +98,13 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 	o.equiv.flush()
 	o.ranks.bind(ctx, emitRanks)
 	o.ranks.flush()
-	o.features.bind(ctx, emitFeatures)
-	o.features.flush()
 	err := emitDocRows(ctx, o.metas, emitMeta)
 	clear(o.metas)
 	o.metaBytes = 0
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures func(int, []byte)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Partitions
 	if f.out == nil {
@@ -120,7 +116,6 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	equiv := bundleBatcher(&out.equiv, ctx, "equivalence_keys", len(settings.Equivalences)*parts, emitEquiv)
 	ranks := bundleBatcher(&out.ranks, ctx, "ranks", parts, emitRanks)
 	sites := bundleBatcher(&out.sites, ctx, "site_counts", parts, emitSites)
-	features := bundleBatcher(&out.features, ctx, "features", parts, emitFeatures)
 	templates := f.Settings.Templates.On()
 	ranked := f.Settings.Keep.Ranked()
 	var nOK, nEmpty, nShort, nRejected, nShingles, nValues, nBytes int64
@@ -149,11 +144,6 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nShort++
 		case tables.StatusRejected:
 			nRejected++
-		}
-		if rec != nil && f.Settings.Verification() != "" && doc.Status == tables.StatusOK {
-			if v, ok := rs.Verifiable(rec.Doc); ok {
-				features.add(packed.Partition(rec.Doc, parts), v)
-			}
 		}
 		if rec != nil {
 			for level, k := range keys {
@@ -198,7 +188,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		}
 	}
 	if out.metaBytes > maxBuffered(parts) {
-		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites, emitFeatures); err != nil {
+		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,9 @@ import (
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 )
 
@@ -22,38 +25,50 @@ var (
 
 func init() {
 	register.DoFn4x1[context.Context, int, []byte, func(int, []byte), error](&routePairsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&sendFeaturesFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&readFeaturesFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&verifyPairsFn{})
 }
 
 // Verify checks every candidate pair on the two documents' whole feature
 // sets (settings.Config.Verification), as clusters.VerifyPair does under
 // pol: exactly, with ppjoin+'s verification (simjoin.Overlap, its suffix
-// and positional filters), or through their Bloom filters (bloom.Compare),
-// whichever features Sketch made. It takes the counted pairs of PairCount
-// or SuperShingles, PCollection<KV<int, []byte>> by pair partition, and
-// the features of Sketch by doc partition, and returns
+// and positional filters), or through their Bloom filters (bloom.Compare).
+// It takes the counted pairs of PairCount or SuperShingles,
+// PCollection<KV<int, []byte>> by pair partition, and returns
 // PCollection<KV<int, []byte>> of packed.Verified batches by pair
 // partition, for Cluster.
 //
-// Only the candidates' documents travel: each pair tells its two
-// documents' partitions which pair partitions want them, and each
-// document's features go once to each such partition, however many of its
-// pairs are there.
-func Verify(s beam.Scope, pairs, features beam.PCollection, pol policy.Policy, place Placement) beam.PCollection {
+// The features are read again from the input (files, in the order their
+// doc IDs number them), for the candidates' documents only: each pair
+// tells the slice of the input holding each of its documents which pair
+// partitions want it; one worker per slice reads those rows, makes their
+// features as phase 1 did (rowsketch, under cfg) and sends each once to
+// each partition that wants it, however many of its pairs are there. So
+// no shuffle carries the features of documents that have no candidate
+// pair (a shuffle of every document's features held 68 of the 315 MB
+// shuffled verifying multilingual-docs), and no worker holds more than a
+// slice's features.
+func Verify(s beam.Scope, pairs beam.PCollection, files []string, cfg settings.Config, pol policy.Policy, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
-	wanted := beam.ParDo(s, &routePairsFn{Partitions: place.Partitions}, pairs)
-	sent := beam.ParDo(s, &sendFeaturesFn{Partitions: place.Partitions, Lanes: place.Lanes}, beam.CoGroupByKey(s, wanted, features))
+	wanted := beam.ParDo(s, &routePairsFn{}, pairs)
+	sent := beam.ParDo(s, &readFeaturesFn{Inputs: files, Settings: cfg, Partitions: place.Partitions, Lanes: place.Lanes}, beam.GroupByKey(s, wanted))
 	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Policy: pol, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, sent))
 	writeTallies(s, "verify", place.TempDir, tallies)
 	return verified
 }
 
-// routePairsFn sends, for every pair, <doc, pair partition> to the
-// partition of each of its two documents.
+// verifySliceBits sets the slices Verify reads features in: the rows of
+// a file whose numbers agree but for their low 14 bits (16,384 rows), so
+// the documents of a slice have the same doc >> verifySliceBits.
+const verifySliceBits = 14
+
+// verifySlice is the key of the input slice holding doc.
+func verifySlice(doc uint64) int { return int(doc >> verifySliceBits) }
+
+// routePairsFn sends, for every pair, <doc, pair partition> to the input
+// slice of each of its two documents.
 type routePairsFn struct {
-	Partitions int
-	bundleOut  // its batcher, kept for the bundle
+	keyedOut // its batcher, kept for the bundle
 }
 
 func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, emit func(int, []byte)) error {
@@ -61,16 +76,17 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 	if err != nil {
 		return err
 	}
-	parts := f.Partitions
 	arcs := make([]packed.Arc, 0, 2*len(pairs))
 	for _, p := range pairs {
 		arcs = append(arcs, packed.Arc{U: p.A, V: uint64(part)}, packed.Arc{U: p.B, V: uint64(part)})
 	}
 	slices.SortFunc(arcs, compareArcs)
-	out := f.bundle(ctx, "verify_routes", parts, emit)
+	// The keys are slices, which have no bound: a keyed batcher keeps
+	// one batch per slice met.
+	out := f.keyed(ctx, "verify_routes", emit)
 	for i, a := range arcs {
 		if i == 0 || a != arcs[i-1] {
-			out.add(packed.Partition(a.U, parts), a)
+			out.add(verifySlice(a.U), a)
 		}
 	}
 	return nil
@@ -80,22 +96,24 @@ func compareArcs(x, y packed.Arc) int {
 	return cmp.Or(cmp.Compare(x.U, y.U), cmp.Compare(x.V, y.V))
 }
 
-// sendFeaturesFn meets, on one doc partition, the routes of its documents
-// and their features, and sends each wanted document's features once to
-// each pair partition that wants them.
-type sendFeaturesFn struct {
+// readFeaturesFn reads, for one input slice, the rows its routes name,
+// makes their features and sends each once to each pair partition that
+// wants it.
+type readFeaturesFn struct {
+	Inputs     []string
+	Settings   settings.Config // phase 1's (see rowsketch.New)
 	Partitions int
 	Lanes      int
 	out        *batcher // the bundle's
 	lanes      lanes[func(int, []byte)]
 }
 
-func (f *sendFeaturesFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
+func (f *readFeaturesFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
 	f.lanes.reset()
 	f.out = nil
 }
 
-func (f *sendFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
+func (f *readFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
 	if err := f.lanes.finish(ctx, emit); err != nil {
 		return err
 	}
@@ -103,26 +121,10 @@ func (f *sendFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte
 	return nil
 }
 
-func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt, featuresIt func(*[]byte) bool, emit func(int, []byte)) error {
-	routesIt, featuresIt = hold(routesIt), hold(featuresIt)
+func (f *readFeaturesFn) ProcessElement(ctx context.Context, slice int, routesIt func(*[]byte) bool, emit func(int, []byte)) error {
+	routesIt = hold(routesIt)
 	return f.lanes.timed(ctx, f.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
-		routes, err := decodeBatches(routesIt, packed.AppendArcs)
-		if err != nil {
-			return nil, err
-		}
-		slices.SortFunc(routes, compareArcs)
-		var sends []packed.Features
-		var dests []int
-		err = eachBatch(featuresIt, func(b []byte) error {
-			fs, err := packed.AppendFeatures(nil, b)
-			for _, x := range fs {
-				i, _ := slices.BinarySearchFunc(routes, x.Doc, func(a packed.Arc, doc uint64) int { return cmp.Compare(a.U, doc) })
-				for ; i < len(routes) && routes[i].U == x.Doc; i++ {
-					sends, dests = append(sends, x), append(dests, int(routes[i].V))
-				}
-			}
-			return err
-		})
+		sends, dests, err := f.read(ctx, slice, routesIt)
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			out := bundleBatcher(&f.out, ctx, "verify_features", f.Partitions, emit)
 			for i, x := range sends {
@@ -131,6 +133,49 @@ func (f *sendFeaturesFn) ProcessElement(ctx context.Context, part int, routesIt,
 			return nil
 		}, err
 	})
+}
+
+// read reads the rows of the slice that routesIt names and returns the
+// features to send, each with its pair partition.
+func (f *readFeaturesFn) read(ctx context.Context, slice int, routesIt func(*[]byte) bool) (sends []packed.Features, dests []int, err error) {
+	routes, err := decodeBatches(routesIt, packed.AppendArcs)
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(routes, compareArcs)
+	var rows []int64
+	for i, r := range routes {
+		if verifySlice(r.U) != slice {
+			return nil, nil, fmt.Errorf("verify: doc %d reached the reader of slice %d", r.U, slice)
+		}
+		if i == 0 || r.U != routes[i-1].U {
+			rows = append(rows, int64(r.U&(1<<40-1)))
+		}
+	}
+	file := int(routes[0].U >> 40)
+	if file >= len(f.Inputs) {
+		return nil, nil, fmt.Errorf("verify: doc %d names input file %d of %d", routes[0].U, file, len(f.Inputs))
+	}
+	path := f.Inputs[file]
+	rs, err := rowsketch.New(f.Settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	next := 0 // the first route of the row being read
+	err = crawl.ReadRows(ctx, file, path, rows, f.Settings.Columns, func(sp crawl.Split, row crawl.Row) error {
+		doc := crawl.DocID(file, row.Index)
+		rs.Sketch(sp, row)
+		x, ok := rs.Verifiable(doc)
+		if !ok {
+			return fmt.Errorf("%s: row %d has no features on a second reading, though phase 1 found some: did the file change during the run?", path, row.Index)
+		}
+		x.Values = slices.Clone(x.Values) // the Sketcher reuses its buffers
+		for ; next < len(routes) && routes[next].U == doc; next++ {
+			sends, dests = append(sends, x), append(dests, int(routes[next].V))
+		}
+		return nil
+	})
+	return sends, dests, err
 }
 
 // verifyPairsFn meets, on one pair partition, its pairs and the features

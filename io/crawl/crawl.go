@@ -359,6 +359,54 @@ func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, er
 	return Row{}, fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, row, first)
 }
 
+// ReadRows calls fn for the rows of the file at path whose numbers
+// (from 0) rows holds, sorted and distinct, in that order, with the split
+// each is in. It opens the file once, with its page index, and reads each
+// row group that holds some of them from its first wanted row to its
+// last, so that a few rows of a big file cost a few pages, and many cost
+// one pass (transforms.Verify's features, read again for the pairs that
+// need them).
+func ReadRows(ctx context.Context, fileIndex int, path string, rows []int64, cols Columns, fn func(Split, Row) error) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	f, c, err := open(ctx, path, true)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var first int64
+	for i, rg := range f.RowGroups() {
+		n := rg.NumRows()
+		end := first + n
+		var in []int64 // the wanted rows in this row group
+		for len(rows) > 0 && rows[0] < end {
+			if rows[0] < first || (len(in) > 0 && rows[0] <= in[len(in)-1]) {
+				return fmt.Errorf("%s: rows to read not sorted and distinct (row %d)", path, rows[0])
+			}
+			in, rows = append(in, rows[0]), rows[1:]
+		}
+		if len(in) > 0 {
+			sp := Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n}
+			err := readOpen(f, sp, in[0]-first, in[len(in)-1]-in[0]+1, cols, func(r Row) error {
+				if r.Index != in[0] {
+					return nil
+				}
+				in = in[1:]
+				return fn(sp, r)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		first = end
+	}
+	if len(rows) > 0 {
+		return fmt.Errorf("%s: no row %d (the file has %d rows); did the file change since the run?", path, rows[0], first)
+	}
+	return nil
+}
+
 // DocID is a document's ID: the position of its file in the sorted list of
 // matched files in the high 24 bits, its row in the file in the low 40. It is
 // the same on every run over the same input, with no global counter, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,6 +110,42 @@ func TestReadRow(t *testing.T) {
 	}
 	if _, err := ReadRow(ctx, path, 7, defaults); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "no row 7") {
 		t.Errorf("row 7 of 7: %v, want an error naming the file and the row", err)
+	}
+}
+
+// TestReadRows reads chosen rows across row groups, with their splits,
+// and refuses rows past the end or out of order, naming the file.
+func TestReadRows(t *testing.T) {
+	var rows []fineweb
+	for i := range 10 {
+		rows = append(rows, fineweb{Text: str("text " + strconv.Itoa(i)), ID: int64(i), URL: "u" + strconv.Itoa(i)})
+	}
+	path := write(t, "a.parquet", rows, 3) // row groups 0-2, 3-5, 6-8, 9
+	ctx := context.Background()
+	for _, want := range [][]int64{{0}, {1, 2, 4, 8, 9}, {2, 3}, {5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, nil} {
+		var got []int64
+		err := ReadRows(ctx, 4, path, want, defaults, func(sp Split, r Row) error {
+			if r.Content != *rows[r.Index].Text || r.URL != rows[r.Index].URL {
+				t.Errorf("row %d read as %+v", r.Index, r)
+			}
+			if sp.FileIndex != 4 || sp.RowGroup != int(r.Index/3) || sp.FirstRow != 3*int64(sp.RowGroup) {
+				t.Errorf("row %d: split %+v", r.Index, sp)
+			}
+			got = append(got, r.Index)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("ReadRows(%v) read rows %v", want, got)
+		}
+	}
+	for _, bad := range [][]int64{{3, 10}, {4, 4}, {5, 2}} {
+		err := ReadRows(ctx, 0, path, bad, defaults, func(Split, Row) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("ReadRows(%v): %v, want an error naming the file", bad, err)
+		}
 	}
 }
 
