@@ -42,6 +42,15 @@
 // (package supershingle) groups into bands. The cost is K hashes per
 // shingle instead of one.
 //
+// Floor (MOD_m with a floor of k) keeps every fingerprint at or below
+// max((2^64-1)/m, the document's k-th smallest): MOD_m's sample, under a
+// threshold rule instead of "0 mod m", on long documents and the k
+// smallest on short ones. Its resemblance estimate (Floor.Estimate) is
+// exactly unbiased with a standard error at most sqrt(r(1-r)/k), and needs
+// ranks only for pairs of two short documents. StdErr, Spec.Samples and
+// Uncertain give any estimate's standard error from the samples it rests
+// on, for deciding which pairs to verify (docs/sketches.md derives both).
+//
 // The estimator functions work from counts or ranks as well as from
 // sketches, because at web scale the sketches of a pair of documents are
 // never in one place: the pipeline inverts sketches into (shingle,
