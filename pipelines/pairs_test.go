@@ -3,8 +3,10 @@ package pipelines
 import (
 	"cmp"
 	"context"
+	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/clustering/policy"
@@ -80,5 +82,35 @@ func TestLinkedPairsOnly(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestUncertainLinksCounted checks the manifest's links_uncertain against
+// the pairs table, worked out apart from clusters.UncertainLink: the
+// linked rows whose MOD_25 estimate is within 2.5 standard errors,
+// sqrt(0.25 / (a + b - shared)), of 0.5.
+func TestUncertainLinksCounted(t *testing.T) {
+	inputs := []string{"../testdata/crawl/*.parquet"}
+	if shared, ok := shareddata.Optional(t, "deb-manpages.parquet"); ok {
+		inputs = append(inputs, shared)
+	}
+	for _, input := range inputs {
+		t.Run(input, func(t *testing.T) {
+			r := run(t, input, defaultConfig())
+			var want int64
+			for _, p := range r.pairs {
+				n := float64(p.SketchSizeA + p.SketchSizeB - p.Shared)
+				if p.Linked && math.Abs(p.Resemblance-0.5) < 2.5*math.Sqrt(0.25/n) {
+					want++
+				}
+			}
+			if got := r.manifest.Counts["links_uncertain"]; got != want {
+				t.Errorf("links_uncertain %d, want %d of the %d linked pairs", got, want, r.manifest.Counts["links"])
+			}
+			t.Logf("%d of %d links uncertain", want, r.manifest.Counts["links"])
+			if want == 0 && strings.Contains(input, "manpages") {
+				t.Error("no uncertain links on the manual pages: the test compares nothing")
+			}
+		})
 	}
 }

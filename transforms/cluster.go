@@ -14,9 +14,12 @@ import (
 )
 
 var (
-	pairsLinked   = beam.NewCounter(Namespace, "links")
-	pairsReported = beam.NewCounter(Namespace, "pairs_reported")
-	phase4Time    = newPhaseTimer("phase4_cluster")
+	pairsLinked = beam.NewCounter(Namespace, "links")
+	// Links taken on a sketch estimate too close to the threshold for
+	// its samples (clusters.UncertainLink), unverified.
+	linksUncertain = beam.NewCounter(Namespace, "links_uncertain")
+	pairsReported  = beam.NewCounter(Namespace, "pairs_reported")
+	phase4Time     = newPhaseTimer("phase4_cluster")
 )
 
 func init() {
@@ -94,7 +97,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	}
 	links := bundleBatcher(&f.links, ctx, "links", f.Partitions, emitLinks)
 	var rows []tables.Pair
-	var nLinks int64
+	var nLinks, nUncertain int64
 	for _, v := range pairs {
 		p := v.Pair
 		res, aInB, bInA := clusters.Estimate(p, f.Linking.Sketch)
@@ -127,12 +130,16 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		if linked {
 			links.add(packed.Partition(p.A, f.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: linkResemblance(res, v)})
 			nLinks++
+			if !v.Checked && !f.Linking.Exact && clusters.UncertainLink(f.Linking.Sketch, f.Linking.Policy, int(p.Count), int(p.SizeA), int(p.SizeB), res) {
+				nUncertain++
+			}
 		}
 		if linked || (!f.Linking.LinkedOnly && keep) {
 			rows = append(rows, row)
 		}
 	}
 	pairsLinked.Inc(ctx, nLinks)
+	linksUncertain.Inc(ctx, nUncertain)
 	pairsReported.Inc(ctx, int64(len(rows)))
 	if len(rows) > 0 {
 		b, err := tables.Encode(rows)

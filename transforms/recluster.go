@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/crawl"
@@ -52,7 +53,7 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	}
 	links := bundleBatcher(&f.links, ctx, "links", f.Partitions, emitLinks)
 	kept := rows[:0]
-	var nLinks int64
+	var nLinks, nUncertain int64
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
 		le, linkRes := e, r.Resemblance
@@ -68,12 +69,16 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 		if r.Linked {
 			links.add(packed.Partition(uint64(r.DocA), f.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: linkRes})
 			nLinks++
+			if f.Linking.Verification == "" && clusters.UncertainLink(f.Linking.Sketch, f.Linking.Policy, int(r.Shared), int(r.SketchSizeA), int(r.SketchSizeB), r.Resemblance) {
+				nUncertain++
+			}
 		}
 		if policy.Keep(e, r.Linked) || policy.Keep(le, r.Linked) {
 			kept = append(kept, r)
 		}
 	}
 	pairsLinked.Inc(ctx, nLinks)
+	linksUncertain.Inc(ctx, nUncertain)
 	pairsReported.Inc(ctx, int64(len(kept)))
 	if len(kept) > 0 {
 		b, err := tables.Encode(kept)

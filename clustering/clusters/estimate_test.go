@@ -54,3 +54,40 @@ func TestVerifyPair(t *testing.T) {
 		t.Errorf("bloom: %+v, %v; want a checked estimate near 90/110", v, err)
 	}
 }
+
+// TestUncertainLink: a link is uncertain when its estimate is within 2.5
+// standard errors, sqrt(t(1-t)/n) at the threshold t, of t, n being the
+// union's sampled values; figures worked by hand.
+func TestUncertainLink(t *testing.T) {
+	mod, min100 := sketch.Spec{Kind: sketch.Mod, N: 25}, sketch.Spec{Kind: sketch.Min, N: 100}
+	half := policy.Policy{Resemblance: 0.5}
+	for _, c := range []struct {
+		spec                 sketch.Spec
+		pol                  policy.Policy
+		shared, sizeA, sizeB int
+		res                  float64
+		want                 bool
+	}{
+		// n = 3: the error at 0.5 is 0.289, 2.5 of them 0.72 > |1 - 0.5|.
+		{mod, half, 3, 3, 3, 1, true},
+		// n = 80: 0.056, 2.5 of them 0.14 < 0.5.
+		{mod, half, 80, 80, 80, 1, false},
+		// n = 60 + 60 - 40 = 80: |0.5 - 0.5| = 0 < 0.14.
+		{mod, half, 40, 60, 60, 0.5, true},
+		// n = 80: |0.7 - 0.5| = 0.2 > 0.14; |0.6 - 0.5| = 0.1 < 0.14.
+		{mod, half, 40, 60, 60, 0.7, false},
+		{mod, half, 40, 60, 60, 0.6, true},
+		// MIN_100 of two long documents: n = 100, 0.05 each, 0.125 in all.
+		{min100, half, 70, 100, 100, 0.6, true},
+		{min100, half, 70, 100, 100, 0.65, false},
+		// Threshold 0.8, n = 100: sqrt(0.16/100) = 0.04, 0.1 in all.
+		{mod, policy.Policy{Resemblance: 0.8}, 60, 80, 80, 0.85, true},
+		{mod, policy.Policy{Resemblance: 0.8}, 60, 80, 80, 0.95, false},
+		// No resemblance threshold: nothing to be uncertain of.
+		{mod, policy.Policy{Containment: 0.8}, 3, 3, 3, 1, false},
+	} {
+		if got := UncertainLink(c.spec, c.pol, c.shared, c.sizeA, c.sizeB, c.res); got != c.want {
+			t.Errorf("%v %+v shared %d of %d, %d, estimate %g: uncertain %v, want %v", c.spec, c.pol, c.shared, c.sizeA, c.sizeB, c.res, got, c.want)
+		}
+	}
+}

@@ -57,6 +57,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/pipelines"
@@ -228,6 +229,7 @@ func main() {
 		fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
 			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
 	}
+	fmt.Print(uncertainWarning(c["links_uncertain"], c["links"]))
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])
 	fmt.Printf("neardup: accounting: %d input rows = %d docs rows = %d clustered + %d alone + %d empty or rejected\n",
 		c["docs"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
@@ -393,4 +395,16 @@ func lost(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "neardup: found at %s (doc %d), resemblance %.3f\n", *r.FoundURL, *r.FoundDocID, *r.Resemblance)
 	}
 	return nil
+}
+
+// uncertainWarning is the closing summary's warning when more than one
+// link in twenty was taken on a sketch estimate within
+// clusters.UncertainZ standard errors of the threshold (too few sampled
+// shingles to tell), as a line, or "" when there is nothing to warn of.
+func uncertainWarning(uncertain, links int64) string {
+	if uncertain == 0 || uncertain*20 <= links {
+		return ""
+	}
+	return fmt.Sprintf("neardup: warning: %d of the %d links (%.0f%%) rest on sketch estimates within %.1f standard errors of the threshold (short pages sample few shingles); --verify=exact checks them on the whole texts (docs/sketch-study.md)\n",
+		uncertain, links, 100*float64(uncertain)/float64(links), clusters.UncertainZ)
 }

@@ -29,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/sitetemplate"
 	"github.com/neardup/neardup/io/output"
@@ -192,6 +193,7 @@ var (
 		{Key: "pairs", Label: "pairs counted"},
 		{Key: "pairs_written", Label: "pairs in the pairs table"},
 		{Key: "links", Label: "pairs linked"},
+		{Key: "links_uncertain", Label: fmt.Sprintf("on an estimate within %.1f standard errors of the threshold (too few samples to tell)", clusters.UncertainZ), Sub: true},
 		{Key: "clusters", Label: "clusters"},
 		{Key: "largest_cluster", Label: "largest cluster"},
 	}
