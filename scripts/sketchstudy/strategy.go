@@ -55,26 +55,17 @@ func (s strategy) estimate(a, b docSketch, dropped map[uint64]bool) (est float64
 	if s.floor.M > 0 {
 		lim = s.floor.Limit()
 	}
-	for i, j := 0, 0; i < len(a.vals) && j < len(b.vals); {
-		switch x, y := a.vals[i], b.vals[j]; {
-		case x < y:
-			i++
-		case x > y:
-			j++
-		default:
-			if !dropped[x] {
-				shared++
-				if x <= lim {
-					sharedBelow++
-				}
-				if i <= math.MaxUint16 && j <= math.MaxUint16 {
-					ranks = append(ranks, [2]uint16{uint16(i), uint16(j)})
-				}
+	sketch.EachShared(a.vals, b.vals, func(i, j int) {
+		if x := a.vals[i]; !dropped[x] {
+			shared++
+			if x <= lim {
+				sharedBelow++
 			}
-			i++
-			j++
+			if i <= math.MaxUint16 && j <= math.MaxUint16 {
+				ranks = append(ranks, [2]uint16{uint16(i), uint16(j)})
+			}
 		}
-	}
+	})
 	la, lb := len(a.vals), len(b.vals)
 	if s.floor.M > 0 {
 		e := s.floor.Estimate(sketch.FloorDoc{Size: la, Below: a.below}, sketch.FloorDoc{Size: lb, Below: b.below}, sharedBelow, ranks)

@@ -166,23 +166,14 @@ func (f Floor) Compare(a, b []uint64) FloorEstimate {
 	lim := f.Limit()
 	var ranks [][2]uint16
 	sharedBelow := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch x, y := a[i], b[j]; {
-		case x < y:
-			i++
-		case x > y:
-			j++
-		default:
-			if x <= lim {
-				sharedBelow++
-			}
-			if i <= math.MaxUint16 && j <= math.MaxUint16 {
-				ranks = append(ranks, [2]uint16{uint16(i), uint16(j)})
-			}
-			i++
-			j++
+	EachShared(a, b, func(i, j int) {
+		if a[i] <= lim {
+			sharedBelow++
 		}
-	}
+		if i <= math.MaxUint16 && j <= math.MaxUint16 {
+			ranks = append(ranks, [2]uint16{uint16(i), uint16(j)})
+		}
+	})
 	da, db := f.doc(a), f.doc(b)
 	if !da.short(f.K) || !db.short(f.K) {
 		// Estimate does not read the ranks then; only their count, for

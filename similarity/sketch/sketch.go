@@ -258,6 +258,26 @@ func Jaccard(a, b []uint64) float64 {
 	return ModResemblance(n, len(a), len(b))
 }
 
+// EachShared calls fn with the positions i in a and j in b of every value
+// the two sorted distinct sets share, in ascending order: a merge walk,
+// for callers that need more than the count (ranks, values below a
+// limit). IntersectCount keeps its own loop, as phase 3's supershingle
+// candidates count on every pair.
+func EachShared(a, b []uint64, fn func(i, j int)) {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch x, y := a[i], b[j]; {
+		case x < y:
+			i++
+		case x > y:
+			j++
+		default:
+			fn(i, j)
+			i++
+			j++
+		}
+	}
+}
+
 // IntersectCount counts the intersection of two sorted distinct sets.
 func IntersectCount(a, b []uint64) int {
 	n := 0
