@@ -43,6 +43,10 @@ func TestMain(m *testing.M) {
 func defaultConfig() transforms.Config {
 	cfg := transforms.Config{Config: settings.Default()}
 	cfg.Sweep = "2026-11-01" // a fixed date: the tables do not change by the day
+	// Unverified: most tests check the sketch's own links, and
+	// --verify=auto would verify on every small test input. The tests
+	// of verification set it (TestVerifyAuto, TestVerifyExact, ...).
+	cfg.Verify = settings.VerifyNone
 	return cfg
 }
 
@@ -55,10 +59,15 @@ type result struct {
 	pairs     []tables.Pair
 	contained []tables.Contained
 	policy    policy.Policy
-	linkAll   bool                   // super-shingle candidates link without verification
-	verified  settings.Verify        // what links were verified on (the manifest's setting)
-	byID      map[string]*tables.Doc // by the input's id column
-	byDocID   map[int64]*tables.Doc
+	linkAll   bool            // super-shingle candidates link without verification
+	verified  settings.Verify // what links were verified on (the manifest's setting)
+	// Under --verify=uncertain, the policy whose uncertain pairs were
+	// verified, and the sketch the estimates are of.
+	uncertainOnly bool
+	verifiedAt    policy.Policy
+	sketch        sketch.Spec
+	byID          map[string]*tables.Doc // by the input's id column
+	byDocID       map[int64]*tables.Doc
 }
 
 func run(t *testing.T, input string, cfg transforms.Config) *result {
@@ -85,7 +94,10 @@ func readResult(t *testing.T, dir string, m *output.Manifest, pol policy.Policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.verified = was.Verification()
+	r.verified, r.sketch = was.Verification(), was.Sketch
+	if r.verifiedAt, r.uncertainOnly, err = settings.VerifiedAt(m.Settings["verify"]); err != nil {
+		t.Fatal(err)
+	}
 	if r.docs, err = tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable); err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +204,9 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 			t.Errorf("cluster %d: %d identical copies, docs table has %d", c.ClusterID, c.IdenticalCopies, copies[c.ClusterID])
 		}
 	}
+	if got, want := int64(len(r.pairs)), c["pairs_written"]; got != want && r.manifest.UpdatedFrom == "" {
+		t.Errorf("pairs has %d rows, %d were written", got, want)
+	}
 	centered := r.manifest.Settings["clusters"] == "centered"
 	for _, p := range r.pairs {
 		if p.DocA >= p.DocB {
@@ -209,7 +224,7 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 		}
 		e := figures{p.Resemblance, p.ContainmentAInB, p.ContainmentBInA}
 		le := e // what links the pair: under --verify=bloom or exact, its verified figures
-		if kind := string(r.verified); kind != "" {
+		if kind := string(r.verified); kind != "" && (!r.uncertainOnly || uncertainByRule(r.sketch, r.verifiedAt, p)) {
 			le = figures{}
 			if res, a, b, ok := p.Verified(kind); ok {
 				le = figures{res, a, b}
@@ -222,6 +237,34 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 			t.Errorf("pair %d-%d should not be in the pairs table", p.DocA, p.DocB)
 		}
 	}
+}
+
+// uncertainByRule is whether --verify=uncertain verifies the pair, written
+// out apart from clusters.Uncertain: whether an estimate is within 2.5
+// standard errors, sqrt(t(1-t)/n), of its threshold t. For the
+// resemblance n is the union's samples, a+b-shared (at most N under
+// MIN_N); for a containment under MOD_M, the contained document's a.
+// Sketches that are the whole sets (mod:1, or MIN_N sketches both
+// shorter than N) have no error.
+func uncertainByRule(sk sketch.Spec, pol policy.Policy, p tables.Pair) bool {
+	near := func(est, t float64, n int) bool { return math.Abs(est-t) < 2.5*math.Sqrt(t*(1-t)/float64(n)) }
+	a, b, s := int(p.SketchSizeA), int(p.SketchSizeB), int(p.Shared)
+	whole := sk.Kind == sketch.Mod && sk.N == 1 || sk.Kind == sketch.Min && a < sk.N && b < sk.N
+	if whole {
+		return false
+	}
+	n := a + b - s
+	switch sk.Kind {
+	case sketch.Min:
+		n = min(n, sk.N)
+	case sketch.MinHash:
+		n = sk.N // positions drawn with replacement
+	}
+	if pol.Resemblance > 0 && near(p.Resemblance, pol.Resemblance, n) {
+		return true
+	}
+	return pol.Containment > 0 && sk.Kind == sketch.Mod &&
+		(near(float64(s)/float64(a), pol.Containment, a) || near(float64(s)/float64(b), pol.Containment, b))
 }
 
 // figures are a pair's resemblance and containments (nil where the sketch

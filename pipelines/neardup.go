@@ -52,7 +52,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
 	}
 	if cfg.Verification() != "" {
-		pairs = transforms.Verify(s, pairs, files, cfg.Config, cfg.Policy, place) // candidates checked on whole feature sets
+		pairs = transforms.Verify(s, pairs, files, cfg.Config, link, place) // candidates checked on whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place.TempDir)
@@ -107,6 +107,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, total)
+	resolveVerify(&cfg, total)
 	cfg.LatestSweep = cfg.Sweep
 	m.Settings = Settings(cfg)
 
@@ -268,6 +269,30 @@ func Settings(cfg transforms.Config) map[string]string {
 // (DefaultComponentRounds rounds and the finish); above it a crawl's links
 // grow towards what no single worker should hold (README "Sizing").
 const DistributedFromBytes = 8 << 30
+
+// AutoVerifyBytes is the largest input (Parquet bytes) whose uncertain
+// pairs --verify=auto verifies. Verifying them makes the default right on
+// short pages (precision and recall at least 0.95 on every shared corpus,
+// against 0.36 precision unverified on multilingual-docs), but it costs
+// time and, on the embedded runner, memory: 1.4-1.7x the time and
+// 1.6-1.7x the peak of an unverified run on multilingual-docs (17 MB),
+// 1.6x and 2.4x on 787 MB of the synthetic crawl (BENCHMARKS.md). Above
+// it the run does not verify, and the closing summary says how many links
+// are uncertain and how to verify them (--verify=uncertain).
+const AutoVerifyBytes = 128 << 20
+
+// resolveVerify settles --verify=auto by the input size: the uncertain
+// pairs verified in --mode=pairs up to AutoVerifyBytes, nothing otherwise
+// (the super-shingle modes keep their own meaning of no --verify).
+func resolveVerify(cfg *transforms.Config, inputBytes int64) {
+	if cfg.Verify != settings.VerifyAuto {
+		return
+	}
+	cfg.Verify = settings.VerifyNone
+	if cfg.Mode == settings.ModePairs && inputBytes <= AutoVerifyBytes {
+		cfg.Verify = settings.VerifyUncertain
+	}
+}
 
 // resolveComponents settles --components=auto by the input size, and the
 // rounds of the distributed way.

@@ -86,7 +86,7 @@ func TestLinkedPairsOnly(t *testing.T) {
 }
 
 // TestUncertainLinksCounted checks the manifest's links_uncertain against
-// the pairs table, worked out apart from clusters.UncertainLink: the
+// the pairs table, worked out apart from clusters.Uncertain: the
 // linked rows whose MOD_25 estimate is within 2.5 standard errors,
 // sqrt(0.25 / (a + b - shared)), of 0.5.
 func TestUncertainLinksCounted(t *testing.T) {

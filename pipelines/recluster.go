@@ -102,7 +102,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		return nil, fmt.Errorf("%s: %w", opt.From, err)
 	}
 	verification := was.Verification()
-	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") && verification == "" {
+	if sk := src.Settings["sketch"]; opt.Policy.Containment > 0 && !strings.HasPrefix(sk, "mod:") && (verification == "" || was.UncertainOnly()) {
 		return nil, fmt.Errorf("%s was sketched with %q, which cannot estimate containment; a containment policy needs a mod:M sketch", opt.From, sk)
 	}
 	if src.Settings["pairs"] == "linked" {
@@ -130,6 +130,14 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	// and pairs hold: its sketch, seed and verification.
 	var cfg transforms.Config
 	cfg.Mode, cfg.Verify, cfg.Policy, cfg.Partitions = settings.ModePairs, verification, opt.Policy, src.Partitions
+	if at, ok, err := settings.VerifiedAt(src.Settings["verify"]); err != nil {
+		return nil, fmt.Errorf("%s: %w", opt.From, err)
+	} else if ok {
+		// Its pairs uncertain at the policy it verified at (its own, or
+		// its source's if it is a recluster) were verified; the others
+		// keep their estimates.
+		cfg.Verify, cfg.SourcePolicy = settings.VerifyUncertain, at
+	}
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(src.InputBytes)
 	}

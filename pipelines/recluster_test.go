@@ -52,6 +52,48 @@ func TestReclusterMatchesFullRun(t *testing.T) {
 	}
 }
 
+// TestReclusterUncertain: a --verify=uncertain run reclustered under
+// another policy links its verified pairs on their exact figures and the
+// others on their estimates, wherever they stand against the new
+// threshold; the links it takes on uncertain estimates are counted; and
+// a recluster of the recluster still knows which pairs were verified.
+func TestReclusterUncertain(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Verify = settings.VerifyUncertain
+	base := run(t, sampleGlob, cfg)
+	from := base.dir
+	for _, spec := range []string{"resemblance:0.3", "containment:0.8", "resemblance:0.5"} {
+		pol, err := policy.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		m, err := Recluster(context.Background(), ReclusterOptions{From: from, Output: dir, Policy: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := readResult(t, dir, m, pol)
+		checkInvariants(t, re, len(base.docs)) // links each pair by uncertainByRule at resemblance 0.5
+		if got := m.Settings["verify"]; got != "uncertain:resemblance:0.5" {
+			t.Errorf("%s: verify setting %q, want the source's", spec, got)
+		}
+		var uncertain int64
+		for _, p := range re.pairs {
+			if p.Linked && !uncertainByRule(cfg.Sketch, cfg.Policy, p) && uncertainByRule(cfg.Sketch, pol, p) {
+				uncertain++
+			}
+		}
+		if got := m.Counts["links_uncertain"]; got != uncertain {
+			t.Errorf("%s: links_uncertain %d, want %d", spec, got, uncertain)
+		}
+		if spec == "resemblance:0.5" {
+			sameTables(t, base, re)
+		}
+		t.Logf("%s: %d links, %d uncertain", spec, m.Counts["links"], uncertain)
+		from = dir
+	}
+}
+
 // TestReclusterVerifiedSuperShingles: a verified super-shingle run links by
 // policy too, so recluster redoes it exactly.
 func TestReclusterVerifiedSuperShingles(t *testing.T) {

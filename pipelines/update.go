@@ -45,6 +45,15 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)
 	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place)                      // phase 2
 	pairs, carried := transforms.UpdatePairs(s, lists, recapped, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
+	if cfg.Verification() != "" {
+		// The uncertain pairs checked on their documents, the index's
+		// read again from its inputs.
+		var paths []string
+		for _, in := range slices.Concat(index.inputs, files) {
+			paths = append(paths, in.Path)
+		}
+		pairs = transforms.Verify(s, pairs, paths, cfg.Config, link, place)
+	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
 	transforms.WritePairs(s, pairRows, link, place.TempDir)
@@ -76,9 +85,6 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg := opt.Config
-	if err := updatable(opt.From, src, cfg); err != nil {
-		return nil, err
-	}
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("update writes a new output folder; --output must differ from --from")
 	}
@@ -103,6 +109,15 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		m.Inputs = append(m.Inputs, in)
 		m.InputBytes += in.Bytes
 	}
+	if cfg.Verify == settings.VerifyAuto {
+		resolveVerify(&cfg, m.InputBytes) // as a full run over all of it would
+		if cfg.UncertainOnly() && sameReading(opt.From, src, cfg) != nil {
+			cfg.Verify = settings.VerifyNone // the index's documents cannot be read again as it read them
+		}
+	}
+	if err := updatable(opt.From, src, cfg); err != nil {
+		return nil, err
+	}
 	// A multiple of the index's partition count, so that each keyed step
 	// finds the index's records of its partition in one shard.
 	if cfg.Partitions <= 0 {
@@ -124,8 +139,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.Index = index.tables
-	// Under the index's policy, its pairs rows and their links stay.
-	cfg.CarryPairs = src.Settings["policy"] == m.Settings["policy"]
+	// Under the index's policy and verification, its pairs rows and
+	// their links stay.
+	cfg.CarryPairs = src.Settings["policy"] == m.Settings["policy"] && src.Settings["verify"] == m.Settings["verify"]
 	var newPaths []string
 	for _, in := range inputs {
 		newPaths = append(newPaths, in.Path)
@@ -152,11 +168,31 @@ func samePath(a, b string) bool {
 	return errA == nil && errB == nil && x == y
 }
 
+// flagOr is the flag name as the run that wrote src was given it, or def
+// when the manifest does not have it.
+func flagOr(src *output.Manifest, name, def string) string {
+	if v, ok := src.Flags[name]; ok {
+		return v
+	}
+	return def
+}
+
+// sameReading says why the index src (in dir) cannot have its documents
+// read again for --verify=uncertain as it read them, if it cannot: its
+// columns or stop words differ from cfg's.
+func sameReading(dir string, src *output.Manifest, cfg transforms.Config) error {
+	text, html := flagOr(src, "text-column", "text"), flagOr(src, "html-column", "")
+	if text != cfg.Columns.Text || html != cfg.Columns.HTML || src.Settings["stopwords"] != cfg.Stopwords {
+		return fmt.Errorf("--verify=uncertain reads the index's documents again, as %s read them: give its --text-column %q, --html-column %q and --stopwords %q (this update has %q, %q and %q), or --verify=none",
+			dir, text, html, src.Settings["stopwords"], cfg.Columns.Text, cfg.Columns.HTML, cfg.Stopwords)
+	}
+	return nil
+}
+
 // updatable says why the index src (in dir) cannot take an update under
 // cfg, if it cannot.
 func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
-	was, err := settings.FromManifest(src.Settings, src.Flags)
-	if err != nil {
+	if _, err := settings.FromManifest(src.Settings, src.Flags); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	want := Settings(cfg)
@@ -175,8 +211,10 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("update supports --mode=pairs only (the index has mode %q)", src.Settings["mode"])
 	case src.Settings["pairs"] != "all" || cfg.LinkedOnly:
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
-	case cfg.Verification() != "" || was.Verification() != "":
-		return fmt.Errorf("update does not support --verify=bloom, --verify=exact or --mode=exact: the index keeps no whole feature sets to verify its documents' new pairs on")
+	case cfg.Verification() != "" && !cfg.UncertainOnly():
+		return fmt.Errorf("update verifies with --verify=uncertain or not at all (--verify=none): --verify=%s would read most of the index's documents again", cfg.Verify)
+	case cfg.UncertainOnly() && sameReading(dir, src, cfg) != nil:
+		return sameReading(dir, src, cfg)
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -84,30 +85,42 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		set        func(*transforms.Config)
-		sampleOnly bool // the split shared corpus has no other columns
+		sampleOnly bool                     // the split shared corpus has no other columns
+		index      func(*transforms.Config) // the index's settings beside set's, if other
 	}{
-		{"defaults", func(*transforms.Config) {}, false},
-		{"containment", func(c *transforms.Config) { c.Policy = policy.Policy{Containment: 0.5} }, false},
+		{"defaults", func(*transforms.Config) {}, false, nil},
+		{"containment", func(c *transforms.Config) { c.Policy = policy.Policy{Containment: 0.5} }, false, nil},
 		// A low cap: shingles the new documents push over it must leave
 		// the index's pairs as a full run would count them.
-		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 3 }, false},
+		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 3 }, false, nil},
 		// MIN_s: the index's pairs that lose a shingle are counted again.
-		{"min:N", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }, false},
+		{"min:N", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }, false, nil},
 		{"min:N common shingles", func(c *transforms.Config) {
 			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.Min, N: 100}, 3
-		}, false},
+		}, false, nil},
 		{"minhash common shingles", func(c *transforms.Config) {
 			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.MinHash, N: 64}, 3
-		}, false},
+		}, false, nil},
 		// The kept document by the docs table's columns, read from the
 		// index's docs table.
-		{"keep shortest URL", func(c *transforms.Config) { c.Keep, _ = keep.Parse("shortest-url") }, false},
+		{"keep shortest URL", func(c *transforms.Config) { c.Keep, _ = keep.Parse("shortest-url") }, false, nil},
 		// The kept document by an input column, read from the index's
 		// inputs for its documents.
 		{"keep by column", func(c *transforms.Config) {
 			c.Keep, _ = keep.Parse("max:language_score")
 			c.Columns.Score = c.Keep.Column
-		}, true},
+		}, true, nil},
+		// The uncertain pairs verified: the index's documents are read
+		// again from its inputs for the new pairs and the index's own
+		// pairs not carried.
+		{"verify uncertain", func(c *transforms.Config) { c.Verify = settings.VerifyUncertain }, false, nil},
+		{"verify uncertain containment", func(c *transforms.Config) {
+			c.Verify, c.Policy = settings.VerifyUncertain, policy.Policy{Containment: 0.5}
+		}, false, nil},
+		// An index written unverified: none of its pairs are carried,
+		// and its uncertain ones are verified now.
+		{"verify uncertain, index unverified", func(c *transforms.Config) { c.Verify = settings.VerifyUncertain }, false,
+			func(c *transforms.Config) { c.Verify = settings.VerifyNone }},
 	} {
 		for _, sp := range splits {
 			if c.sampleOnly && sp.name != "sample" {
@@ -117,7 +130,11 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 				cfg := defaultConfig()
 				cfg.Partitions = 5
 				c.set(&cfg)
-				index := run(t, sp.old, cfg)
+				ixCfg := cfg
+				if c.index != nil {
+					c.index(&ixCfg)
+				}
+				index := run(t, sp.old, ixCfg)
 				// A multiple of the index's: each update partition reads
 				// part of one index shard (the sample); or the index's
 				// own count, where its pairs shards may be carried.
@@ -155,6 +172,10 @@ func TestUpdateRefuses(t *testing.T) {
 		{"a file of the index", index.dir, "../testdata/crawl/part-0000[01].parquet", "already in the index", func(*transforms.Config) {}},
 		{"no _SUCCESS", t.TempDir(), "../testdata/crawl/part-00001.parquet", "not a finished neardup output", func(*transforms.Config) {}},
 		{"partitions", index.dir, "../testdata/crawl/part-00001.parquet", "multiple of its index's", func(c *transforms.Config) { c.Partitions = index.manifest.Partitions + 1 }},
+		{"verify exact", index.dir, "../testdata/crawl/part-00001.parquet", "--verify=uncertain or not at all", func(c *transforms.Config) { c.Verify = settings.VerifyExact }},
+		{"verify uncertain, other text column", index.dir, "../testdata/crawl/part-00001.parquet", "reads the index's documents again", func(c *transforms.Config) {
+			c.Verify, c.Columns.Text = settings.VerifyUncertain, "body"
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := defaultConfig()

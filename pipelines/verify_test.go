@@ -73,39 +73,64 @@ func TestExactMode(t *testing.T) {
 }
 
 // --verify=exact: every checked pair's figures are exact, and a pair is
-// linked exactly when they meet the policy.
+// linked exactly when they meet the policy. --verify=uncertain: the same
+// for the pairs whose estimates are within 2.5 standard errors of the
+// threshold (uncertainByRule), and no figures for the others.
 func TestVerifyExact(t *testing.T) {
-	cfg := defaultConfig()
-	cfg.Verify = settings.VerifyExact
-	r := run(t, sampleGlob, cfg)
-	checkInvariants(t, r, 3000)
-	reps := representatives(t, r, cfg)
-	checked := 0
-	for _, p := range r.pairs {
-		a, b := reps[p.DocA], reps[p.DocB]
-		o := 0
-		for _, x := range a {
-			if _, found := slices.BinarySearch(b, x); found {
-				o++
+	for _, v := range []settings.Verify{settings.VerifyExact, settings.VerifyUncertain} {
+		t.Run(string(v), func(t *testing.T) {
+			cfg := defaultConfig()
+			cfg.Verify = v
+			r := run(t, sampleGlob, cfg)
+			checkInvariants(t, r, 3000)
+			reps := representatives(t, r, cfg)
+			checked, onEstimate := 0, 0
+			for _, p := range r.pairs {
+				if v == settings.VerifyUncertain && !uncertainByRule(cfg.Sketch, cfg.Policy, p) {
+					onEstimate++
+					if p.ExactResemblance != nil {
+						t.Errorf("pair %d-%d at estimate %.3f of %d samples verified, though certain", p.DocA, p.DocB, p.Resemblance, p.SketchSizeA+p.SketchSizeB-p.Shared)
+					}
+					continue
+				}
+				a, b := reps[p.DocA], reps[p.DocB]
+				o := 0
+				for _, x := range a {
+					if _, found := slices.BinarySearch(b, x); found {
+						o++
+					}
+				}
+				res := float64(o) / float64(len(a)+len(b)-o)
+				if p.ExactResemblance == nil {
+					if res >= 0.2 || float64(o) >= 0.5*float64(min(len(a), len(b))) {
+						t.Errorf("pair %d-%d: unchecked at exact resemblance %.3f, overlap %d of %d and %d", p.DocA, p.DocB, res, o, len(a), len(b))
+					}
+					continue
+				}
+				checked++
+				if *p.ExactResemblance != res || *p.ExactContainmentAInB != float64(o)/float64(len(a)) || *p.ExactContainmentBInA != float64(o)/float64(len(b)) {
+					t.Errorf("pair %d-%d: exact figures %v %v %v, want resemblance %v of overlap %d", p.DocA, p.DocB, *p.ExactResemblance, *p.ExactContainmentAInB, *p.ExactContainmentBInA, res, o)
+				}
+				if p.BloomResemblance != nil {
+					t.Errorf("pair %d-%d has Bloom figures under --verify=exact", p.DocA, p.DocB)
+				}
 			}
-		}
-		res := float64(o) / float64(len(a)+len(b)-o)
-		if p.ExactResemblance == nil {
-			if res >= 0.2 || float64(o) >= 0.5*float64(min(len(a), len(b))) {
-				t.Errorf("pair %d-%d: unchecked at exact resemblance %.3f, overlap %d of %d and %d", p.DocA, p.DocB, res, o, len(a), len(b))
+			if checked < 50 {
+				t.Fatalf("only %d pairs checked", checked)
 			}
-			continue
-		}
-		checked++
-		if *p.ExactResemblance != res || *p.ExactContainmentAInB != float64(o)/float64(len(a)) || *p.ExactContainmentBInA != float64(o)/float64(len(b)) {
-			t.Errorf("pair %d-%d: exact figures %v %v %v, want resemblance %v of overlap %d", p.DocA, p.DocB, *p.ExactResemblance, *p.ExactContainmentAInB, *p.ExactContainmentBInA, res, o)
-		}
-		if p.BloomResemblance != nil {
-			t.Errorf("pair %d-%d has Bloom figures under --verify=exact", p.DocA, p.DocB)
-		}
-	}
-	if checked < 50 {
-		t.Fatalf("only %d pairs checked", checked)
+			if v == settings.VerifyUncertain {
+				if want := "uncertain:resemblance:0.5"; r.manifest.Settings["verify"] != want {
+					t.Errorf("verify setting %q, want %q", r.manifest.Settings["verify"], want)
+				}
+				if onEstimate < checked {
+					t.Errorf("%d pairs on their estimates, %d verified: the uncertain pairs should be the fewer", onEstimate, checked)
+				}
+				if got, want := r.manifest.Counts["pairs_verified"]+r.manifest.Counts["pairs_verify_pruned"], r.manifest.Counts["pairs"]-int64(onEstimate); got > want {
+					t.Errorf("%d pairs verified or pruned, more than the %d candidates not taken on their estimates", got, want)
+				}
+			}
+			t.Logf("%d pairs checked, %d on their estimates", checked, onEstimate)
+		})
 	}
 }
 
@@ -138,5 +163,40 @@ func TestVerifyBloom(t *testing.T) {
 	}
 	if len(r.pairs) < 50 {
 		t.Fatalf("only %d pairs", len(r.pairs))
+	}
+}
+
+// --verify=auto, the default, verifies the uncertain pairs of an input up
+// to AutoVerifyBytes in --mode=pairs, and nothing otherwise; the manifest
+// records what it settled on.
+func TestVerifyAuto(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Verify = settings.Default().Verify
+	if cfg.Verify != settings.VerifyAuto {
+		t.Fatalf("the default --verify is %q, want auto", cfg.Verify)
+	}
+	r := run(t, sampleGlob, cfg)
+	checkInvariants(t, r, 3000)
+	if got, want := r.manifest.Settings["verify"], "uncertain:resemblance:0.5"; got != want {
+		t.Errorf("verify setting %q for %d bytes of input, want %q", got, r.manifest.InputBytes, want)
+	}
+	if r.manifest.Counts["pairs_verified"] == 0 || r.manifest.Counts["links_uncertain"] != 0 {
+		t.Errorf("%d pairs verified, %d links uncertain", r.manifest.Counts["pairs_verified"], r.manifest.Counts["links_uncertain"])
+	}
+	for _, c := range []struct {
+		mode  settings.Mode
+		bytes int64
+		want  settings.Verify
+	}{
+		{settings.ModePairs, AutoVerifyBytes, settings.VerifyUncertain},
+		{settings.ModePairs, AutoVerifyBytes + 1, settings.VerifyNone},
+		{settings.ModeSuperShingle, 1, settings.VerifyNone},
+	} {
+		cfg := defaultConfig()
+		cfg.Verify, cfg.Mode = settings.VerifyAuto, c.mode
+		resolveVerify(&cfg, c.bytes)
+		if cfg.Verify != c.want {
+			t.Errorf("--verify=auto, %s, %d bytes: %q, want %q", c.mode, c.bytes, cfg.Verify, c.want)
+		}
 	}
 }

@@ -196,16 +196,16 @@ var Declarations = []*Setting{
 			r.Bands = n
 			return nil
 		}},
-	{Name: "verify", Group: GroupSimilarity, Default: string(VerifyNone), Commands: Update, Manifest: "verify",
-		Help:     "what a candidate pair must also pass to link: none; sketch (--mode=supershingle: the sketch estimate satisfies the policy); bloom (the estimates from Bloom filters of the two whole feature sets do, Jain et al. 2005); exact (the exact figures over the whole feature sets do, ppjoin+'s verification); bloom and exact add their figures to the pairs table",
+	{Name: "verify", Group: GroupSimilarity, Default: string(VerifyAuto), Commands: Update, Manifest: "verify",
+		Help:     "what a candidate pair must also pass to link: auto (uncertain for inputs up to 128 MiB of Parquet in --mode=pairs, none otherwise); none; sketch (--mode=supershingle: the sketch estimate satisfies the policy); bloom (the estimates from Bloom filters of the two whole feature sets do, Jain et al. 2005); exact (the exact figures over the whole feature sets do, ppjoin+'s verification); uncertain (as exact, for the pairs whose sketch estimate is within 2.5 standard errors of a threshold; the others link on their estimate); bloom, exact and uncertain add their figures to the pairs table",
 		manifest: Config.VerifySetting,
 		set: func(r *Run, v string) error {
 			switch x := Verify(v); x {
-			case VerifyNone, VerifySketch, VerifyBloom, VerifyExact:
+			case VerifyAuto, VerifyNone, VerifySketch, VerifyBloom, VerifyExact, VerifyUncertain:
 				r.Verify = x
 				return nil
 			}
-			return fmt.Errorf("want none, sketch, bloom or exact, not %q", v)
+			return fmt.Errorf("want auto, none, sketch, bloom, exact or uncertain, not %q", v)
 		},
 		load: loadVerify},
 	{Name: "bloom-bits", Group: GroupSimilarity, Default: strconv.Itoa(bloom.DefaultBitsPerFeature), Commands: Update,
@@ -482,13 +482,16 @@ func loadMode(c *Config, v string) error {
 // Config.VerifySetting); the sketch verification is in its mode setting.
 func loadVerify(c *Config, v string) error {
 	kind, bits, _ := strings.Cut(v, ":")
+	if _, _, err := VerifiedAt(v); err != nil {
+		return err
+	}
 	switch Verify(kind) {
 	case VerifyBloom:
 		c.Verify = VerifyBloom
 		c.BloomBits, _ = strconv.Atoi(bits)
-	case VerifyExact:
+	case VerifyExact, VerifyUncertain:
 		if c.Mode != ModeExact {
-			c.Verify = VerifyExact
+			c.Verify = Verify(kind)
 		}
 	case VerifySketch, VerifyNone, "":
 	default:

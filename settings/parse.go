@@ -161,8 +161,8 @@ func (c Config) Validate() error {
 		switch {
 		case c.Policy.Containment > 0:
 			return Usagef("--mode=exact joins on resemblance: its prefix filter has no bound for containment; use --mode=pairs --verify=exact with a containment policy")
-		case c.Verify == VerifyBloom:
-			return Usagef("--mode=exact verifies exactly; --verify=bloom goes with the pairs and supershingle modes")
+		case c.Verify == VerifyBloom || c.Verify == VerifyUncertain:
+			return Usagef("--mode=exact verifies every candidate exactly; --verify=%s goes with the pairs and supershingle modes", c.Verify)
 		case c.Equivalence == ShingleEquivalent:
 			return Usagef("--mode=exact cannot take --equivalence=shingle: its sketches are prefixes, and equal prefixes are not equal sets")
 		}
@@ -187,7 +187,7 @@ func (c Config) Validate() error {
 	if c.Policy.Resemblance <= 0 && c.Policy.Containment <= 0 {
 		return Usagef("the policy links nothing: give --policy resemblance:T or containment:T")
 	}
-	if c.Policy.Containment > 0 && c.Sketch.Kind != sketch.Mod && c.Verification() == "" {
+	if c.Policy.Containment > 0 && c.Sketch.Kind != sketch.Mod && (c.Verification() == "" || c.UncertainOnly()) {
 		return Usagef("a containment policy needs a mod:M sketch (or --verify=bloom or exact): %s cannot estimate containment", c.Sketch)
 	}
 	if c.Stopwords != "" {

@@ -135,6 +135,14 @@ const (
 	VerifySketch Verify = "sketch" // supershingle mode: the sketch estimate satisfies the policy
 	VerifyBloom  Verify = "bloom"  // the documents' Bloom filters (Jain et al. 2005)
 	VerifyExact  Verify = "exact"  // the documents' whole feature sets (ppjoin+'s verification)
+	// VerifyUncertain checks exactly, as VerifyExact, only the candidates
+	// whose sketch estimate is too close to a threshold to tell which side
+	// it is on (clusters.Uncertain); the others link on their estimate.
+	VerifyUncertain Verify = "uncertain"
+	// VerifyAuto is settled by the launcher from the input's size (see
+	// pipelines.AutoVerifyBytes): VerifyUncertain or VerifyNone. Until
+	// then it verifies nothing.
+	VerifyAuto Verify = "auto"
 )
 
 // How HTML input becomes text (--extract).
@@ -176,18 +184,40 @@ const (
 // package components and docs/components.md).
 const DefaultComponentRounds = 16
 
-// Verification is what every candidate pair is checked on besides the
-// sketch: VerifyBloom or VerifyExact (always exact in the exact join), or
-// "" when the whole feature sets are not consulted.
+// Verification is what candidate pairs are checked on besides the
+// sketch: VerifyBloom or VerifyExact (always exact in the exact join and
+// under VerifyUncertain, whose candidates are checked when UncertainOnly
+// says), or "" when the whole feature sets are not consulted.
 func (c Config) Verification() Verify {
 	switch {
 	case c.Mode == ModeExact:
 		return VerifyExact
 	case c.Verify == VerifyBloom || c.Verify == VerifyExact:
 		return c.Verify
+	case c.Verify == VerifyUncertain:
+		return VerifyExact
 	}
 	return ""
 }
+
+// VerifiedAt reads the policy a manifest's verify setting v (see
+// VerifySetting) verified the uncertain pairs at; ok is false when v is
+// not uncertain:POLICY.
+func VerifiedAt(v string) (p policy.Policy, ok bool, err error) {
+	kind, pol, _ := strings.Cut(v, ":")
+	if Verify(kind) != VerifyUncertain {
+		return p, false, nil
+	}
+	p, err = policy.Parse(pol)
+	if err != nil {
+		return p, false, fmt.Errorf("verify %q: %w", v, err)
+	}
+	return p, true, nil
+}
+
+// UncertainOnly reports whether only the candidates whose sketch
+// estimates are uncertain are verified (--verify=uncertain).
+func (c Config) UncertainOnly() bool { return c.Mode != ModeExact && c.Verify == VerifyUncertain }
 
 // SketchVerified reports whether a super-shingle candidate links only when
 // its sketch estimate satisfies the policy (--verify=sketch).
@@ -271,9 +301,14 @@ func (c Config) ModeSetting() string {
 }
 
 // VerifySetting is the manifest's verify setting: none, sketch, bloom:B
-// (with the filters' bits per feature) or exact.
+// (with the filters' bits per feature), exact, or uncertain:POLICY (with
+// the policy whose uncertain pairs were verified).
 func (c Config) VerifySetting() string {
 	switch v := c.Verification(); {
+	case c.UncertainOnly():
+		// With the policy the uncertain pairs were chosen at, which a
+		// recluster under another needs (VerifiedAt).
+		return string(VerifyUncertain) + ":" + c.Policy.String()
 	case v == VerifyBloom:
 		return "bloom:" + strconv.Itoa(c.BloomBitsPerFeature())
 	case v != "":

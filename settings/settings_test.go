@@ -35,6 +35,7 @@ func TestManifestRoundTrip(t *testing.T) {
 		{"--mode=supershingle", "--sketch=minhash:100", "--bands=20"},
 		{"--mode=exact", "--threshold=0.7"},
 		{"--verify=bloom", "--bloom-bits=12", "--policy=resemblance:0.5,containment:0.8"},
+		{"--verify=uncertain", "--policy=resemblance:0.6,containment:0.8"},
 		{"--features=chunks:256", "--stopwords=en", "--keep=longest", "--clusters=centered"},
 		{"--html-column=html", "--extract=visible", "--template-shingles=auto", "--template-share=0.6", "--template-min-pages=5"},
 		{"--pairs=linked", "--components=distributed", "--component-rounds=3", "--seed=7", "--equivalence=lexical"},
@@ -58,7 +59,7 @@ func TestManifestRoundTrip(t *testing.T) {
 				t.Errorf("%v: %s recorded %q, read back as %q", args, k, v, got[k])
 			}
 		}
-		if back.Columns.HTML != r.Columns.HTML || back.Verification() != r.Verification() || back.LinksAll() != r.LinksAll() {
+		if back.Columns.HTML != r.Columns.HTML || back.Verification() != r.Verification() || back.LinksAll() != r.LinksAll() || back.UncertainOnly() != r.UncertainOnly() {
 			t.Errorf("%v: read back %+v, want %+v", args, back, r.Config)
 		}
 	}
@@ -86,25 +87,27 @@ func parse(t *testing.T, args ...string) Run {
 // built in code (Validate).
 func TestInvalidCombinations(t *testing.T) {
 	for args, want := range map[string]string{
-		"--verify=sketch":                                 "--verify=sketch goes with --mode=supershingle",
-		"--mode=exact --policy=containment:0.8":           "--mode=exact joins on resemblance",
-		"--mode=exact --verify=bloom":                     "--verify=bloom goes with",
-		"--mode=exact --sketch=min:10":                    "--mode=exact takes no --sketch",
-		"--mode=supershingle --policy=containment:0.8":    "super-shingles cannot detect containment",
-		"--mode=supershingle --sketch=minhash:100":        "needs --bands=B dividing 100",
-		"--mode=supershingle --bands=4":                   "--bands needs a minhash:K sketch",
-		"--super-size=3":                                  "go with --mode=supershingle",
-		"--bloom-bits=4":                                  "--bloom-bits goes with --verify=bloom",
-		"--sketch=min:10 --policy=containment:0.8":        "a containment policy needs a mod:M sketch",
-		"--stopwords=xx":                                  "--stopwords",
-		"--template-shingles=auto --url-column=":          "needs the pages' URLs",
-		"--template-shingles=auto --sketch=minhash:10":    "needs a mod:M or min:N sketch",
-		"--template-share=0.3":                            "go with --template-shingles=auto",
-		"--extract=visible":                               "--extract needs --html-column",
-		"--policy=resemblance:0.5 --threshold=0.6":        "give --policy or --threshold, not both",
-		"--mode=exact --equivalence=shingle":              "cannot take --equivalence=shingle",
-		"--template-shingles=auto --template-share=1.5":   "template share must be in (0, 1)",
-		"--template-shingles=auto --template-min-pages=1": "at least 2",
+		"--verify=sketch":                                             "--verify=sketch goes with --mode=supershingle",
+		"--mode=exact --policy=containment:0.8":                       "--mode=exact joins on resemblance",
+		"--mode=exact --verify=bloom":                                 "--verify=bloom goes with",
+		"--mode=exact --verify=uncertain":                             "--verify=uncertain goes with",
+		"--sketch=min:10 --policy=containment:0.8 --verify=uncertain": "a containment policy needs a mod:M sketch",
+		"--mode=exact --sketch=min:10":                                "--mode=exact takes no --sketch",
+		"--mode=supershingle --policy=containment:0.8":                "super-shingles cannot detect containment",
+		"--mode=supershingle --sketch=minhash:100":                    "needs --bands=B dividing 100",
+		"--mode=supershingle --bands=4":                               "--bands needs a minhash:K sketch",
+		"--super-size=3":                                              "go with --mode=supershingle",
+		"--bloom-bits=4":                                              "--bloom-bits goes with --verify=bloom",
+		"--sketch=min:10 --policy=containment:0.8":                    "a containment policy needs a mod:M sketch",
+		"--stopwords=xx":                                              "--stopwords",
+		"--template-shingles=auto --url-column=":                      "needs the pages' URLs",
+		"--template-shingles=auto --sketch=minhash:10":                "needs a mod:M or min:N sketch",
+		"--template-share=0.3":                                        "go with --template-shingles=auto",
+		"--extract=visible":                                           "--extract needs --html-column",
+		"--policy=resemblance:0.5 --threshold=0.6":                    "give --policy or --threshold, not both",
+		"--mode=exact --equivalence=shingle":                          "cannot take --equivalence=shingle",
+		"--template-shingles=auto --template-share=1.5":               "template share must be in (0, 1)",
+		"--template-shingles=auto --template-min-pages=1":             "at least 2",
 	} {
 		var r Run
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)

@@ -16,7 +16,7 @@ import (
 var (
 	pairsLinked = beam.NewCounter(Namespace, "links")
 	// Links taken on a sketch estimate too close to the threshold for
-	// its samples (clusters.UncertainLink), unverified.
+	// its samples (clusters.Uncertain), unverified.
 	linksUncertain = beam.NewCounter(Namespace, "links_uncertain")
 	pairsReported  = beam.NewCounter(Namespace, "pairs_reported")
 	phase4Time     = newPhaseTimer("phase4_cluster")
@@ -108,13 +108,13 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			Resemblance: res, ContainmentAInB: aInB, ContainmentBInA: bInA,
 		}
 		var linked, keep bool
-		switch f.Linking.Verification {
-		case "":
+		verified := f.Linking.verifies(p.Count, p.SizeA, p.SizeB, res)
+		if !verified {
 			// Super-shingle candidates link as Broder's shortcut has it,
 			// unless the sketch estimate must confirm them.
 			linked = f.Linking.Policy.Links(e) || f.Linking.LinksAll
 			keep = policy.Keep(e, linked)
-		default:
+		} else {
 			ve := verifiedEstimates(v)
 			linked = f.Linking.Policy.Links(ve)
 			keep = policy.Keep(e, linked) || (v.Checked && policy.Keep(ve, linked))
@@ -130,7 +130,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		if linked {
 			links.add(packed.Partition(p.A, f.Partitions), packed.Edge{A: p.A, B: p.B, Resemblance: linkResemblance(res, v)})
 			nLinks++
-			if !v.Checked && !f.Linking.Exact && clusters.UncertainLink(f.Linking.Sketch, f.Linking.Policy, int(p.Count), int(p.SizeA), int(p.SizeB), res) {
+			if !verified && clusters.Uncertain(f.Linking.Sketch, f.Linking.Policy, int(p.Count), int(p.SizeA), int(p.SizeB), res) {
 				nUncertain++
 			}
 		}

@@ -19,6 +19,7 @@ package transforms
 import (
 	"math"
 
+	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -45,6 +46,10 @@ type Plumbing struct {
 	// CarryPairs, in an update under the index's policy, carries over the
 	// index's pairs shards whose rows all stay (see IndexPairs).
 	CarryPairs bool
+	// SourcePolicy, in a recluster of a --verify=uncertain run, is the
+	// source's policy, at which its uncertain pairs were verified
+	// (Linking.VerifiedAt); the zero Policy elsewhere.
+	SourcePolicy policy.Policy
 }
 
 // Placement is what a composite's DoFns need to place their work: the
@@ -134,12 +139,44 @@ type Linking struct {
 	// LinkedOnly (--pairs=linked) narrows the pairs table to the linked
 	// pairs.
 	LinkedOnly bool
+	// UncertainOnly (--verify=uncertain): only the candidates whose
+	// estimates are uncertain at the policy VerifiedAt are verified; the
+	// others link on their estimates. VerifiedAt is Policy but in
+	// recluster, where it is the source run's.
+	UncertainOnly bool
+	VerifiedAt    policy.Policy
 }
 
 // Linking is c's Linking.
 func (c Config) Linking() Linking {
-	return Linking{Policy: c.Policy, Sketch: c.Sketch, Verification: c.Verification(), LinksAll: c.LinksAll(),
-		Exact: c.Mode == settings.ModeExact, LinkedOnly: c.LinkedOnly}
+	l := Linking{Policy: c.Policy, Sketch: c.Sketch, Verification: c.Verification(), LinksAll: c.LinksAll(),
+		Exact: c.Mode == settings.ModeExact, LinkedOnly: c.LinkedOnly,
+		UncertainOnly: c.UncertainOnly(), VerifiedAt: c.Policy}
+	if c.SourcePolicy != (policy.Policy{}) {
+		l.VerifiedAt = c.SourcePolicy
+	}
+	return l
+}
+
+// verifies reports whether a candidate whose sketches share shared
+// values, of sizes sizeA and sizeB, with resemblance estimate res, is (or
+// was) verified: under a Verification, every candidate unless
+// UncertainOnly, and then those whose sketch estimates are within
+// clusters.UncertainZ standard errors of a threshold of VerifiedAt.
+func (l Linking) verifies(shared, sizeA, sizeB uint32, res float64) bool {
+	if l.Verification == "" || !l.UncertainOnly {
+		return l.Verification != ""
+	}
+	return clusters.Uncertain(l.Sketch, l.VerifiedAt, int(shared), int(sizeA), int(sizeB), res)
+}
+
+// verifiesPair is verifies for a counted pair.
+func (l Linking) verifiesPair(p packed.Pair) bool {
+	if l.Verification == "" || !l.UncertainOnly {
+		return l.Verification != ""
+	}
+	res, _, _ := clusters.Estimate(p, l.Sketch)
+	return l.verifies(p.Count, p.SizeA, p.SizeB, res)
 }
 
 // sizesMayLink reports whether a pair of documents with these sketch sizes

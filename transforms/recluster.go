@@ -57,11 +57,12 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
 		le, linkRes := e, r.Resemblance
-		if v := f.Linking.Verification; v != "" {
-			// A verified run links on its verified figures; a pair
-			// without them was proved below every policy it serves.
+		// A verified run links on its verified figures; a pair it
+		// verified without them was proved below every policy it serves.
+		verified := f.Linking.verifies(uint32(r.Shared), uint32(r.SketchSizeA), uint32(r.SketchSizeB), r.Resemblance)
+		if verified {
 			le = policy.Estimates{Shared: int(r.Shared)}
-			if res, aInB, bInA, ok := r.Verified(string(v)); ok {
+			if res, aInB, bInA, ok := r.Verified(string(f.Linking.Verification)); ok {
 				le.Resemblance, le.AInB, le.BInA, linkRes = res, aInB, bInA, res
 			}
 		}
@@ -69,7 +70,7 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 		if r.Linked {
 			links.add(packed.Partition(uint64(r.DocA), f.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: linkRes})
 			nLinks++
-			if f.Linking.Verification == "" && clusters.UncertainLink(f.Linking.Sketch, f.Linking.Policy, int(r.Shared), int(r.SketchSizeA), int(r.SketchSizeB), r.Resemblance) {
+			if !verified && clusters.Uncertain(f.Linking.Sketch, f.Linking.Policy, int(r.Shared), int(r.SketchSizeA), int(r.SketchSizeB), r.Resemblance) {
 				nUncertain++
 			}
 		}

@@ -288,7 +288,7 @@ func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.P
 	}
 	for _, r := range rows {
 		if r.Linked {
-			c.links = append(c.links, packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.Resemblance})
+			c.links = append(c.links, packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.LinkResemblance()})
 		}
 	}
 	c.rows = int64(len(rows))

@@ -29,13 +29,15 @@ func init() {
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&verifyPairsFn{})
 }
 
-// Verify checks every candidate pair on the two documents' whole feature
+// Verify checks the candidate pairs on the two documents' whole feature
 // sets (settings.Config.Verification), as clusters.VerifyPair does under
-// pol: exactly, with ppjoin+'s verification (simjoin.Overlap, its suffix
-// and positional filters), or through their Bloom filters (bloom.Compare).
-// It takes the counted pairs of PairCount or SuperShingles,
-// PCollection<KV<int, []byte>> by pair partition, and returns
-// PCollection<KV<int, []byte>> of packed.Verified batches by pair
+// link's policy: exactly, with ppjoin+'s verification (simjoin.Overlap,
+// its suffix and positional filters), or through their Bloom filters
+// (bloom.Compare). Under link.UncertainOnly it checks only the pairs
+// whose sketch estimates are uncertain (clusters.Uncertain), and the
+// others pass unchecked. It takes the counted pairs of PairCount or
+// SuperShingles, PCollection<KV<int, []byte>> by pair partition, and
+// returns PCollection<KV<int, []byte>> of packed.Verified batches by pair
 // partition, for Cluster.
 //
 // The features are read again from the input (files, in the order their
@@ -48,11 +50,13 @@ func init() {
 // pair (a shuffle of every document's features held 68 of the 315 MB
 // shuffled verifying multilingual-docs), and no worker holds more than a
 // slice's features.
-func Verify(s beam.Scope, pairs beam.PCollection, files []string, cfg settings.Config, pol policy.Policy, place Placement) beam.PCollection {
+func Verify(s beam.Scope, pairs beam.PCollection, files []string, cfg settings.Config, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
-	wanted := beam.ParDo(s, &routePairsFn{}, pairs)
+	wanted := beam.ParDo(s, &routePairsFn{Linking: link}, pairs)
 	sent := beam.ParDo(s, &readFeaturesFn{Inputs: files, Settings: cfg, Partitions: place.Partitions, Lanes: place.Lanes}, beam.GroupByKey(s, wanted))
-	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Policy: pol, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, sent))
+	// Every pair meets its partition's features, checked or not, so that
+	// a partition's pairs stay one batch (WritePairs writes a shard each).
+	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Linking: link, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, sent))
 	writeTallies(s, "verify", place.TempDir, tallies)
 	return verified
 }
@@ -65,9 +69,10 @@ const verifySliceBits = 14
 // verifySlice is the key of the input slice holding doc.
 func verifySlice(doc uint64) int { return int(doc >> verifySliceBits) }
 
-// routePairsFn sends, for every pair, <doc, pair partition> to the input
-// slice of each of its two documents.
+// routePairsFn sends, for every pair to verify (Linking.verifies),
+// <doc, pair partition> to the input slice of each of its two documents.
 type routePairsFn struct {
+	Linking  Linking
 	keyedOut // its batcher, kept for the bundle
 }
 
@@ -78,7 +83,9 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 	}
 	arcs := make([]packed.Arc, 0, 2*len(pairs))
 	for _, p := range pairs {
-		arcs = append(arcs, packed.Arc{U: p.A, V: uint64(part)}, packed.Arc{U: p.B, V: uint64(part)})
+		if f.Linking.verifiesPair(p) {
+			arcs = append(arcs, packed.Arc{U: p.A, V: uint64(part)}, packed.Arc{U: p.B, V: uint64(part)})
+		}
 	}
 	slices.SortFunc(arcs, compareArcs)
 	// The keys are slices, which have no bound: a keyed batcher keeps
@@ -181,9 +188,9 @@ func (f *readFeaturesFn) read(ctx context.Context, slice int, routesIt func(*[]b
 // verifyPairsFn meets, on one pair partition, its pairs and the features
 // of their documents, and verifies each pair.
 type verifyPairsFn struct {
-	Policy policy.Policy // whose floors the exact verification computes figures above
-	Lanes  int
-	lanes  lanes[verifyEmit]
+	Linking Linking // which pairs to verify; its policy's floors the exact verification computes figures above
+	Lanes   int
+	lanes   lanes[verifyEmit]
 }
 
 // verifyEmit is verifyPairsFn's emitters: the verified pairs, and the
@@ -239,12 +246,16 @@ func (f *verifyPairsFn) verify(pairsIt, featuresIt func(*[]byte) bool) (out []by
 	// the shuffle delivered them in.
 	packed.SortPairs(pairs)
 	for _, p := range pairs {
+		if !f.Linking.verifiesPair(p) {
+			out = packed.Verified{Pair: p}.Append(out) // linked on its estimate
+			continue
+		}
 		a, okA := byDoc[p.A]
 		b, okB := byDoc[p.B]
 		if !okA || !okB {
 			return nil, 0, 0, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
 		}
-		v, err := clusters.VerifyPair(a, b, f.Policy)
+		v, err := clusters.VerifyPair(a, b, f.Linking.Policy)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("verify pair (%d, %d): %w", p.A, p.B, err)
 		}

@@ -84,24 +84,40 @@ func floorOverlap(pol policy.Policy, na, nb int) int {
 	return max(1, min(simjoin.MinOverlap(r, na, nb), byContainment))
 }
 
-// UncertainZ is how many standard errors from the resemblance threshold
-// a sketch estimate must be for its link to be taken on trust: the
-// offline study of docs/sketch-study.md found that verifying the pairs
-// closer than 2.5 standard errors met precision and recall 0.95 on every
-// shared corpus and seed.
+// UncertainZ is how many standard errors from a threshold a sketch
+// estimate must be for its link (or its absence) to be taken on trust:
+// the offline study of docs/sketch-study.md found that verifying the
+// pairs closer than 2.5 standard errors met precision and recall 0.95 on
+// every shared corpus and seed.
 const UncertainZ = 2.5
 
-// UncertainLink reports whether a pair whose counts are shared and the
-// sketch sizes, with resemblance estimate res under spec, is within
-// UncertainZ standard errors of pol's resemblance threshold: too few
-// sampled shingles to tell a pair at the threshold from one well below
-// (the error taken at the threshold, on the samples the estimate rests
-// on, sketch.Spec.Samples). A policy without a resemblance threshold has
-// no such pairs.
-func UncertainLink(spec sketch.Spec, pol policy.Policy, shared, sizeA, sizeB int, res float64) bool {
-	if pol.Resemblance <= 0 {
+// Uncertain reports whether a pair whose sketches share shared values, of
+// sizes sizeA and sizeB, with resemblance estimate res under spec, is
+// within UncertainZ standard errors of one of pol's thresholds: too few
+// sampled shingles to tell a pair at the threshold from one on the other
+// side of it. The error is taken at the threshold, on the samples the
+// estimate rests on: the union's for the resemblance (sketch.Spec.Samples);
+// for a containment, which only a mod:M sketch estimates, the contained
+// document's own size values (shared/size is the share of its sample
+// found in the other's).
+func Uncertain(spec sketch.Spec, pol policy.Policy, shared, sizeA, sizeB int, res float64) bool {
+	if pol.Resemblance > 0 {
+		n, u := spec.Samples(shared, sizeA, sizeB)
+		if sketch.Uncertain(res, pol.Resemblance, UncertainZ, n, u) {
+			return true
+		}
+	}
+	if pol.Containment <= 0 || spec.Kind != sketch.Mod {
 		return false
 	}
-	n, u := spec.Samples(shared, sizeA, sizeB)
-	return sketch.Uncertain(res, pol.Resemblance, UncertainZ, n, u)
+	for _, size := range []int{sizeA, sizeB} {
+		u := 0 // unknown: MOD_m samples a share of the document
+		if spec.N == 1 {
+			u = size // the whole document
+		}
+		if size > 0 && sketch.Uncertain(sketch.Containment(shared, size), pol.Containment, UncertainZ, size, u) {
+			return true
+		}
+	}
+	return false
 }

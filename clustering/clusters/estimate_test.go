@@ -55,10 +55,11 @@ func TestVerifyPair(t *testing.T) {
 	}
 }
 
-// TestUncertainLink: a link is uncertain when its estimate is within 2.5
+// TestUncertain: a pair is uncertain when an estimate is within 2.5
 // standard errors, sqrt(t(1-t)/n) at the threshold t, of t, n being the
-// union's sampled values; figures worked by hand.
-func TestUncertainLink(t *testing.T) {
+// union's sampled values for the resemblance, the contained document's for
+// a containment; figures worked by hand.
+func TestUncertain(t *testing.T) {
 	mod, min100 := sketch.Spec{Kind: sketch.Mod, N: 25}, sketch.Spec{Kind: sketch.Min, N: 100}
 	half := policy.Policy{Resemblance: 0.5}
 	for _, c := range []struct {
@@ -83,10 +84,22 @@ func TestUncertainLink(t *testing.T) {
 		// Threshold 0.8, n = 100: sqrt(0.16/100) = 0.04, 0.1 in all.
 		{mod, policy.Policy{Resemblance: 0.8}, 60, 80, 80, 0.85, true},
 		{mod, policy.Policy{Resemblance: 0.8}, 60, 80, 80, 0.95, false},
-		// No resemblance threshold: nothing to be uncertain of.
-		{mod, policy.Policy{Containment: 0.8}, 3, 3, 3, 1, false},
+		// Containment 0.8: A's 3 values all in B, sqrt(0.16/3) = 0.23,
+		// 0.58 in all > |1 - 0.8|.
+		{mod, policy.Policy{Containment: 0.8}, 3, 3, 3, 1, true},
+		// 95 of A's 100 in B: 0.04 each, 0.1 in all < 0.15; B in A,
+		// 95/1000, is far below on 1000 samples.
+		{mod, policy.Policy{Containment: 0.8}, 95, 100, 1000, 0.095, false},
+		// 85 of 100: 0.05 < 0.1.
+		{mod, policy.Policy{Containment: 0.8}, 85, 100, 1000, 0.085, true},
+		// B in A near the threshold: 85 of B's 100.
+		{mod, policy.Policy{Containment: 0.8}, 85, 1000, 100, 0.085, true},
+		// mod:1 holds the whole documents: exact figures, no error.
+		{sketch.Spec{Kind: sketch.Mod, N: 1}, policy.Policy{Containment: 0.8}, 85, 100, 1000, 0.085, false},
+		// MIN_s estimates no containment: nothing to be uncertain of.
+		{min100, policy.Policy{Containment: 0.8}, 3, 3, 3, 1, false},
 	} {
-		if got := UncertainLink(c.spec, c.pol, c.shared, c.sizeA, c.sizeB, c.res); got != c.want {
+		if got := Uncertain(c.spec, c.pol, c.shared, c.sizeA, c.sizeB, c.res); got != c.want {
 			t.Errorf("%v %+v shared %d of %d, %d, estimate %g: uncertain %v, want %v", c.spec, c.pol, c.shared, c.sizeA, c.sizeB, c.res, got, c.want)
 		}
 	}

@@ -50,8 +50,15 @@ type floorResult struct {
 
 const floorResultFile = "floor.json"
 
-// defaultConfig is cmd/runner's defaults.
-func defaultConfig() transforms.Config { return transforms.Config{Config: settings.Default()} }
+// defaultConfig is cmd/runner's defaults, unverified.
+func defaultConfig() transforms.Config {
+	c := transforms.Config{Config: settings.Default()}
+	// The floor does not verify, and at the bench's sizes --verify=auto
+	// does not either (pipelines.AutoVerifyBytes); nor then on the
+	// small inputs of its tests.
+	c.Verify = settings.VerifyNone
+	return c
+}
 
 // columnConfig is cmd/runner's defaults with the given content columns.
 func columnConfig(text, html string) transforms.Config {

@@ -36,12 +36,14 @@
 // documents with shingles) count. Precision is |found ∩ exact| / |found|,
 // recall |found ∩ exact| / |exact|; "-" when the denominator is 0.
 //
-// Modes (--modes, comma list): mod:25 (MOD_25), min:100 (MIN_100),
+// Modes (--modes, comma list): defaults (the runner's, --verify=auto
+// included); mod:25 (MOD_25, unverified), min:100 (MIN_100),
 // supershingle (MIN_100, super-shingles of 5 values), supershingle+verify
 // (the same, candidates verified against the sketch estimate) and
 // minhash:100/20 (MinHash with 100 hash functions in 20 bands);
 // mod:25+bloom, mod:25+exact and supershingle+exact verify the candidates
-// on the whole feature sets (--verify); chunks:256+bloom is Jain et al.'s
+// on the whole feature sets (--verify), mod:25+uncertain only those whose
+// estimates are uncertain (--verify=uncertain); chunks:256+bloom is Jain et al.'s
 // engine; exact is --mode=exact; mod:25+stopwords:en drops English stop
 // words before shingling; group is runner group's links (every pair of
 // documents compared through Bloom filters of their shingle sets, in this
@@ -148,6 +150,9 @@ var inProcess = map[string]func(sets map[uint64][]uint64, t float64) (pairSet, e
 }
 
 var modes = []mode{
+	// The runner's defaults as they are (--verify=auto: on these small
+	// corpora, the uncertain pairs verified).
+	{"defaults", func(c *transforms.Config) { c.Verify = settings.VerifyAuto }},
 	{"mod:25", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25} }},
 	{"min:100", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }},
 	{"supershingle", func(c *transforms.Config) {
@@ -174,6 +179,10 @@ var modes = []mode{
 	}},
 	{"mod:25+exact", func(c *transforms.Config) {
 		c.Sketch, c.Verify = sketch.Spec{Kind: sketch.Mod, N: 25}, settings.VerifyExact
+	}},
+	// Only the candidates whose estimates are uncertain verified exactly.
+	{"mod:25+uncertain", func(c *transforms.Config) {
+		c.Sketch, c.Verify = sketch.Spec{Kind: sketch.Mod, N: 25}, settings.VerifyUncertain
 	}},
 	{"supershingle+exact", func(c *transforms.Config) {
 		c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100}
@@ -395,10 +404,12 @@ func columns(c corpus) crawl.Columns {
 	return cols
 }
 
-// baseConfig is cmd/runner's defaults, for a corpus.
+// baseConfig is cmd/runner's defaults, for a corpus, but unverified: each
+// mode names its verification (mode defaults keeps the runner's).
 func baseConfig(c corpus) transforms.Config {
 	cfg := transforms.Config{Config: settings.Default()}
 	cfg.Columns, cfg.ShingleWords, cfg.Seed, cfg.Extract = columns(c), *shingleWords, *seed, c.extract
+	cfg.Verify = settings.VerifyNone
 	return cfg
 }
 

@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -228,6 +229,10 @@ func main() {
 	default:
 		fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
 			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
+	}
+	if v, ok := strings.CutPrefix(m.Settings["verify"], "uncertain:"); ok && !recluster {
+		fmt.Printf("neardup: %d pairs too near the threshold to tell verified on their documents' whole texts (%s)\n",
+			c["pairs_verified"]+c["pairs_verify_pruned"], v)
 	}
 	fmt.Print(uncertainWarning(c["links_uncertain"], c["links"]))
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])
@@ -405,6 +410,6 @@ func uncertainWarning(uncertain, links int64) string {
 	if uncertain == 0 || uncertain*20 <= links {
 		return ""
 	}
-	return fmt.Sprintf("neardup: warning: %d of the %d links (%.0f%%) rest on sketch estimates within %.1f standard errors of the threshold, too few samples to tell; --verify=exact checks them on the whole texts (docs/sketch-study.md)\n",
+	return fmt.Sprintf("neardup: warning: %d of the %d links (%.0f%%) rest on sketch estimates within %.1f standard errors of the threshold, too few samples to tell; --verify=uncertain checks them on the whole texts (docs/sketch-study.md)\n",
 		uncertain, links, 100*float64(uncertain)/float64(links), clusters.UncertainZ)
 }

@@ -255,8 +255,9 @@ func ReadPostings(ctx context.Context, name string) ([]Posting, error) {
 }
 
 // ReadPairCounts reads the columns of a pairs shard that an update needs
-// (doc_a, doc_b, shared, sketch sizes, resemblance, linked) column by
-// column, as ReadPostings does.
+// (doc_a, doc_b, shared, sketch sizes, resemblance, linked, and the
+// verified resemblances its carried links take) column by column, as
+// ReadPostings does.
 func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
 	return readColumns(ctx, name, []column[Pair]{
 		{name: "doc_a", integer: func(r *Pair, x int64) { r.DocA = x }},
@@ -266,7 +267,18 @@ func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
 		{name: "sketch_size_b", integer: func(r *Pair, x int64) { r.SketchSizeB = int32(x) }},
 		{name: "resemblance", set: func(r *Pair, v parquet.Value) { r.Resemblance = v.Double() }},
 		{name: "linked", set: func(r *Pair, v parquet.Value) { r.Linked = v.Boolean() }},
+		{name: "exact_resemblance", set: func(r *Pair, v parquet.Value) { r.ExactResemblance = optionalDouble(v) }},
+		{name: "bloom_resemblance", set: func(r *Pair, v parquet.Value) { r.BloomResemblance = optionalDouble(v) }},
 	})
+}
+
+// optionalDouble is an optional DOUBLE column's value: nil for a null.
+func optionalDouble(v parquet.Value) *float64 {
+	if v.IsNull() {
+		return nil
+	}
+	x := v.Double()
+	return &x
 }
 
 // column is a column that readColumns reads, flat or a list, and how its

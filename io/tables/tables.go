@@ -111,6 +111,19 @@ func (p *Pair) Verified(kind string) (res float64, aInB, bInA *float64, ok bool)
 	return *r, a, b, true
 }
 
+// LinkResemblance is the resemblance the pair's link carries to phase 4
+// (which orders and scores clusters by it): its verified figure when it
+// has one, its estimate otherwise.
+func (p *Pair) LinkResemblance() float64 {
+	switch {
+	case p.ExactResemblance != nil:
+		return *p.ExactResemblance
+	case p.BloomResemblance != nil:
+		return *p.BloomResemblance
+	}
+	return p.Resemblance
+}
+
 // Contained is one row of contained/: a document roughly contained in
 // another (Broder's containment estimate at or above the threshold), whether
 // or not the two are clustered.
