@@ -276,7 +276,8 @@ const DistributedFromBytes = 8 << 30
 // against 0.36 precision unverified on multilingual-docs), but it costs
 // time and, on the embedded runner, memory: 1.4-1.7x the time and
 // 1.6-1.7x the peak of an unverified run on multilingual-docs (17 MB),
-// 1.6x and 2.4x on 787 MB of the synthetic crawl (BENCHMARKS.md). Above
+// 1.3-1.4x and 1.4x on 130 MB of the synthetic crawl, 1.6x and 2.4x on
+// 787 MB of it (BENCHMARKS.md). Above
 // it the run does not verify, and the closing summary says how many links
 // are uncertain and how to verify them (--verify=uncertain).
 const AutoVerifyBytes = 128 << 20

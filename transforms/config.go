@@ -34,6 +34,10 @@ import (
 type Config struct {
 	settings.Config
 	Plumbing
+	// SourcePolicy, in a recluster of a --verify=uncertain run, is the
+	// source's policy, at which its uncertain pairs were verified
+	// (Linking.VerifiedAt); the zero Policy elsewhere.
+	SourcePolicy policy.Policy
 }
 
 // Plumbing is what the launcher works out for a run, beside the user's
@@ -46,10 +50,6 @@ type Plumbing struct {
 	// CarryPairs, in an update under the index's policy, carries over the
 	// index's pairs shards whose rows all stay (see IndexPairs).
 	CarryPairs bool
-	// SourcePolicy, in a recluster of a --verify=uncertain run, is the
-	// source's policy, at which its uncertain pairs were verified
-	// (Linking.VerifiedAt); the zero Policy elsewhere.
-	SourcePolicy policy.Policy
 }
 
 // Placement is what a composite's DoFns need to place their work: the

@@ -191,6 +191,8 @@ var (
 		{Key: "identical_groups", Label: "identical groups"},
 		{Key: "identical_skipped", Label: "identical copies (skipped phases 2–4)"},
 		{Key: "pairs", Label: "pairs counted"},
+		{Key: "pairs_verified", Label: "verified on the documents' whole texts, with exact or Bloom figures (--verify=uncertain: only those too near the threshold)", Sub: true},
+		{Key: "pairs_verify_pruned", Label: "verified and proved below the pairs table's floors by the filters, without figures", Sub: true},
 		{Key: "pairs_written", Label: "pairs in the pairs table"},
 		{Key: "links", Label: "pairs linked"},
 		{Key: "links_uncertain", Label: fmt.Sprintf("on an estimate within %.1f standard errors of the threshold (too few samples to tell)", clusters.UncertainZ), Sub: true},
