@@ -105,6 +105,22 @@ var mutations = []mutation{
 		pkgs: []string{"./pipelines"},
 		run:  "TestExportAddedColumns",
 	},
+	{
+		name: "--verify=uncertain: containment estimates never uncertain",
+		file: "clustering/clusters/estimate.go",
+		old:  "if pol.Containment <= 0 || spec.Kind != sketch.Mod {",
+		new:  "if true {",
+		pkgs: []string{"./clustering/clusters"},
+		run:  "TestUncertain$",
+	},
+	{
+		name: "recluster of --verify=uncertain: the new policy taken for the one the pairs were verified at",
+		file: "transforms/config.go",
+		old:  "		l.VerifiedAt = c.SourcePolicy",
+		new:  "		l.VerifiedAt = c.Policy",
+		pkgs: []string{"./pipelines"},
+		run:  "TestReclusterUncertain",
+	},
 }
 
 func main() {
