@@ -213,10 +213,13 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		return fmt.Errorf("%s kept only its linked pairs (--pairs=linked), and an update needs all of them: rerun it with --pairs=all (the default)", dir)
 	case cfg.Verification() != "" && !cfg.UncertainOnly():
 		return fmt.Errorf("update verifies with --verify=uncertain or not at all (--verify=none): --verify=%s would read most of the index's documents again", cfg.Verify)
-	case cfg.UncertainOnly() && sameReading(dir, src, cfg) != nil:
-		return sameReading(dir, src, cfg)
 	case cfg.Templates.On():
 		return fmt.Errorf("update does not support --template-shingles: new pages change their site's template, and so the index's sketches")
+	}
+	if cfg.UncertainOnly() {
+		if err := sameReading(dir, src, cfg); err != nil {
+			return err
+		}
 	}
 	if latest := src.Settings["latest_sweep"]; cfg.Sweep < latest {
 		return fmt.Errorf("the sweep date %s is earlier than %s's latest sweep, %s: an update adds to the latest sweep or starts a later one", cfg.Sweep, dir, latest)

@@ -170,7 +170,9 @@ func (l Linking) verifies(shared, sizeA, sizeB uint32, res float64) bool {
 	return clusters.Uncertain(l.Sketch, l.VerifiedAt, int(shared), int(sizeA), int(sizeB), res)
 }
 
-// verifiesPair is verifies for a counted pair.
+// verifiesPair is verifies for a counted pair, which computes its
+// estimate only when the answer depends on it (Estimate allocates its
+// containments, and Verify asks of every candidate).
 func (l Linking) verifiesPair(p packed.Pair) bool {
 	if l.Verification == "" || !l.UncertainOnly {
 		return l.Verification != ""

@@ -56,19 +56,19 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	var nLinks, nUncertain int64
 	for _, r := range rows {
 		e := policy.Estimates{Shared: int(r.Shared), Resemblance: r.Resemblance, AInB: r.ContainmentAInB, BInA: r.ContainmentBInA}
-		le, linkRes := e, r.Resemblance
+		le := e
 		// A verified run links on its verified figures; a pair it
 		// verified without them was proved below every policy it serves.
 		verified := f.Linking.verifies(uint32(r.Shared), uint32(r.SketchSizeA), uint32(r.SketchSizeB), r.Resemblance)
 		if verified {
 			le = policy.Estimates{Shared: int(r.Shared)}
 			if res, aInB, bInA, ok := r.Verified(string(f.Linking.Verification)); ok {
-				le.Resemblance, le.AInB, le.BInA, linkRes = res, aInB, bInA, res
+				le.Resemblance, le.AInB, le.BInA = res, aInB, bInA
 			}
 		}
 		r.Linked = f.Linking.Policy.Links(le)
 		if r.Linked {
-			links.add(packed.Partition(uint64(r.DocA), f.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: linkRes})
+			links.add(packed.Partition(uint64(r.DocA), f.Partitions), packed.Edge{A: uint64(r.DocA), B: uint64(r.DocB), Resemblance: r.LinkResemblance()})
 			nLinks++
 			if !verified && clusters.Uncertain(f.Linking.Sketch, f.Linking.Policy, int(r.Shared), int(r.SketchSizeA), int(r.SketchSizeB), r.Resemblance) {
 				nUncertain++

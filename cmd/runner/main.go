@@ -54,7 +54,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -230,9 +229,9 @@ func main() {
 		fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
 			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
 	}
-	if v, ok := strings.CutPrefix(m.Settings["verify"], "uncertain:"); ok && !recluster {
+	if at, ok, _ := settings.VerifiedAt(m.Settings["verify"]); ok && !recluster {
 		fmt.Printf("neardup: %d pairs too near the threshold to tell verified on their documents' whole texts (%s)\n",
-			c["pairs_verified"]+c["pairs_verify_pruned"], v)
+			c["pairs_verified"]+c["pairs_verify_pruned"], at)
 	}
 	fmt.Print(uncertainWarning(c["links_uncertain"], c["links"]))
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])

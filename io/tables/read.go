@@ -146,12 +146,7 @@ func optionalInt(set func(*Doc, *int64)) func(*Doc, parquet.Value) {
 	}
 }
 
-func setResemblanceToKept(r *Doc, v parquet.Value) {
-	if !v.IsNull() {
-		x := v.Double()
-		r.ResemblanceToKept = &x
-	}
-}
+func setResemblanceToKept(r *Doc, v parquet.Value) { r.ResemblanceToKept = optionalDouble(v) }
 
 // docMetaColumns are the docs columns phase 1 writes, doc_id first. The
 // low-cardinality strings (sweep, source file, status, extraction) share
