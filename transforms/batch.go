@@ -170,7 +170,7 @@ func decodeBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, 
 // keyedBatcher is a batcher whose keys have no bound (an input slice, not
 // a partition): it keeps a batch per key met, under the same limits, and
 // emits sealed batches with the same counters. A DoFn keeps one for its
-// bundle (keyedOut).
+// bundle (bundleKeyed).
 type keyedBatcher struct {
 	b    batcher
 	bufs map[int][]byte
@@ -202,28 +202,25 @@ func (k *keyedBatcher) flush() {
 	k.b.buffered = 0
 }
 
-// keyedOut is the keyed batcher of a DoFn with one output keyed by
-// unbounded keys, kept for the bundle, as bundleOut is for partitions.
-type keyedOut struct{ out *keyedBatcher }
-
-// StartBundle forgets any batcher: a retried bundle starts afresh.
-func (o *keyedOut) StartBundle(ctx context.Context, emit func(int, []byte)) { o.out = nil }
-
-// FinishBundle emits what the bundle's batcher still holds.
-func (o *keyedOut) FinishBundle(ctx context.Context, emit func(int, []byte)) {
-	if o.out != nil {
-		o.out.b.bind(ctx, emit)
-		o.out.flush()
-		o.out = nil
+// bundleKeyed is the keyed batcher a DoFn keeps for its bundle in *k, as
+// bundleBatcher is for partitions: made at the bundle's first element,
+// bound to this element's emitter; the DoFn sets *k to nil in StartBundle
+// and hands it to finishKeyed in FinishBundle.
+func bundleKeyed(k **keyedBatcher, ctx context.Context, name string, emit func(int, []byte)) *keyedBatcher {
+	if *k == nil {
+		nb := newBatcher(ctx, name, 0, emit)
+		*k = &keyedBatcher{b: *nb, bufs: map[int][]byte{}}
 	}
+	(*k).b.bind(ctx, emit)
+	return *k
 }
 
-// keyed is the bundle's keyed batcher, bound to this element's emitter.
-func (o *keyedOut) keyed(ctx context.Context, name string, emit func(int, []byte)) *keyedBatcher {
-	if o.out == nil {
-		nb := newBatcher(ctx, name, 0, emit)
-		o.out = &keyedBatcher{b: *nb, bufs: map[int][]byte{}}
+// finishKeyed emits what the bundle's keyed batcher in *k still holds
+// through FinishBundle's emitter, and forgets it.
+func finishKeyed(k **keyedBatcher, ctx context.Context, emit func(int, []byte)) {
+	if *k != nil {
+		(*k).b.bind(ctx, emit)
+		(*k).flush()
+		*k = nil
 	}
-	o.out.b.bind(ctx, emit)
-	return o.out
 }

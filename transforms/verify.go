@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -24,9 +25,10 @@ var (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, []byte, func(int, []byte), error](&routePairsFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&readFeaturesFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&verifyPairsFn{})
+	register.DoFn6x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), func(int, []byte), error](&routePairsFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&shipFeaturesFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&gatherVerifiedFn{})
 }
 
 // Verify checks the candidate pairs on the two documents' whole feature
@@ -38,27 +40,33 @@ func init() {
 // others pass unchecked. It takes the counted pairs of PairCount or
 // SuperShingles, PCollection<KV<int, []byte>> by pair partition, and
 // returns PCollection<KV<int, []byte>> of packed.Verified batches by pair
-// partition, for Cluster.
+// partition, one per partition, for Cluster.
 //
 // The features are read again from the input (files, in the order their
-// doc IDs number them), for the candidates' documents only: each pair
-// tells the slice of the input holding each of its documents which pair
-// partitions want it; one worker per slice reads those rows, makes their
-// features as phase 1 did (rowsketch, under cfg) and sends each once to
-// each partition that wants it, however many of its pairs are there. So
-// no shuffle carries the features of documents that have no candidate
-// pair (a shuffle of every document's features held 68 of the 315 MB
-// shuffled verifying multilingual-docs), and no worker holds more than a
-// slice's features.
+// doc IDs number them), for the candidates' documents only, and the
+// pairs go to the features rather than the features to the pairs: each
+// pair to verify goes to the input slice of one of its documents, its
+// home (either, by the pair's hash, so that the work spreads), and the
+// slice of the other document, when it is another, sends that
+// document's features there once, however many of its pairs that slice
+// verifies. Each home reads its own documents' features from the input
+// and verifies its pairs, and the verified pairs go back to their pair
+// partitions. So a document's features travel at most once to each
+// other slice holding one of its partners, and not at all to its own:
+// candidates within one slice (16,384 rows) move no features. Sending
+// the features to every pair partition holding one of their pairs
+// instead carried every document to every partition when documents have
+// hundreds of candidates (245 MB shuffled for the 17 MB of
+// multilingual-docs under --verify=exact, and 25 s of its 30).
 func Verify(s beam.Scope, pairs beam.PCollection, files []string, cfg settings.Config, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
-	wanted := beam.ParDo(s, &routePairsFn{Linking: link}, pairs)
-	sent := beam.ParDo(s, &readFeaturesFn{Inputs: files, Settings: cfg, Partitions: place.Partitions, Lanes: place.Lanes}, beam.GroupByKey(s, wanted))
-	// Every pair meets its partition's features, checked or not, so that
-	// a partition's pairs stay one batch (WritePairs writes a shard each).
-	verified, tallies := beam.ParDo2(s, &verifyPairsFn{Linking: link, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, sent))
+	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link}, pairs)
+	shipped := beam.ParDo(s, &shipFeaturesFn{Inputs: files, Settings: cfg, Lanes: place.Lanes}, beam.GroupByKey(s, asks))
+	checked, tallies := beam.ParDo2(s, &verifySliceFn{Inputs: files, Settings: cfg, Linking: link, Partitions: place.Partitions, Lanes: place.Lanes},
+		beam.CoGroupByKey(s, jobs, shipped))
 	writeTallies(s, "verify", place.TempDir, tallies)
-	return verified
+	// One batch per pair partition again (WritePairs writes a shard each).
+	return beam.ParDo(s, &gatherVerifiedFn{}, beam.CoGroupByKey(s, passed, checked))
 }
 
 // verifySliceBits sets the slices Verify reads features in: the rows of
@@ -69,31 +77,62 @@ const verifySliceBits = 14
 // verifySlice is the key of the input slice holding doc.
 func verifySlice(doc uint64) int { return int(doc >> verifySliceBits) }
 
-// routePairsFn sends, for every pair to verify (Linking.verifies),
-// <doc, pair partition> to the input slice of each of its two documents.
-type routePairsFn struct {
-	Linking  Linking
-	keyedOut // its batcher, kept for the bundle
+// verifyHome is the slice that verifies pair p: that of A or of B, by
+// the pair's hash.
+func verifyHome(p packed.Pair) int {
+	if packed.PairHash(p.A, p.B)&1 == 0 {
+		return verifySlice(p.A)
+	}
+	return verifySlice(p.B)
 }
 
-func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, emit func(int, []byte)) error {
+// routePairsFn sends every pair to verify (Linking.verifiesPair), with
+// its pair partition, to its home slice (jobs), and asks the slice of a
+// document outside the home for its features there (asks: <doc, home>
+// arcs). The pairs it does not verify go on to their partition (passed).
+type routePairsFn struct {
+	Linking    Linking
+	jobs, asks *keyedBatcher // the bundle's
+}
+
+func (f *routePairsFn) StartBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
+	f.jobs, f.asks = nil, nil
+}
+
+func (f *routePairsFn) FinishBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
+	finishKeyed(&f.jobs, ctx, jobs)
+	finishKeyed(&f.asks, ctx, asks)
+}
+
+func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, jobs, asks, passed func(int, []byte)) error {
 	pairs, err := packed.AppendPairs(nil, batch)
 	if err != nil {
 		return err
 	}
-	arcs := make([]packed.Arc, 0, 2*len(pairs))
+	var rest []byte
+	var arcs []packed.Arc
+	jobOut := bundleKeyed(&f.jobs, ctx, "verify_jobs", jobs)
 	for _, p := range pairs {
-		if f.Linking.verifiesPair(p) {
-			arcs = append(arcs, packed.Arc{U: p.A, V: uint64(part)}, packed.Arc{U: p.B, V: uint64(part)})
+		if !f.Linking.verifiesPair(p) {
+			rest = p.Append(rest)
+			continue
+		}
+		home := verifyHome(p)
+		jobOut.add(home, packed.Job{Pair: p, Part: uint32(part)})
+		for _, doc := range [2]uint64{p.A, p.B} {
+			if verifySlice(doc) != home {
+				arcs = append(arcs, packed.Arc{U: doc, V: uint64(home)})
+			}
 		}
 	}
+	if len(rest) > 0 {
+		passed(part, packed.Seal(nil, rest))
+	}
 	slices.SortFunc(arcs, compareArcs)
-	// The keys are slices, which have no bound: a keyed batcher keeps
-	// one batch per slice met.
-	out := f.keyed(ctx, "verify_routes", emit)
+	askOut := bundleKeyed(&f.asks, ctx, "verify_asks", asks)
 	for i, a := range arcs {
 		if i == 0 || a != arcs[i-1] {
-			out.add(verifySlice(a.U), a)
+			askOut.add(verifySlice(a.U), a)
 		}
 	}
 	return nil
@@ -103,171 +142,260 @@ func compareArcs(x, y packed.Arc) int {
 	return cmp.Or(cmp.Compare(x.U, y.U), cmp.Compare(x.V, y.V))
 }
 
-// readFeaturesFn reads, for one input slice, the rows its routes name,
-// makes their features and sends each once to each pair partition that
-// wants it.
-type readFeaturesFn struct {
-	Inputs     []string
-	Settings   settings.Config // phase 1's (see rowsketch.New)
-	Partitions int
-	Lanes      int
-	out        *batcher // the bundle's
-	lanes      lanes[func(int, []byte)]
+// shipFeaturesFn reads, for one input slice, the rows its asks name,
+// makes their features and sends each once to each home slice that
+// asked for it.
+type shipFeaturesFn struct {
+	Inputs   []string
+	Settings settings.Config // phase 1's (see rowsketch.New)
+	Lanes    int
+	out      *keyedBatcher // the bundle's
+	lanes    lanes[func(int, []byte)]
 }
 
-func (f *readFeaturesFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
+func (f *shipFeaturesFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
 	f.lanes.reset()
 	f.out = nil
 }
 
-func (f *readFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
+func (f *shipFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
 	if err := f.lanes.finish(ctx, emit); err != nil {
 		return err
 	}
-	finishBatcher(&f.out, ctx, emit)
+	finishKeyed(&f.out, ctx, emit)
 	return nil
 }
 
-func (f *readFeaturesFn) ProcessElement(ctx context.Context, slice int, routesIt func(*[]byte) bool, emit func(int, []byte)) error {
-	routesIt = hold(routesIt)
+func (f *shipFeaturesFn) ProcessElement(ctx context.Context, slice int, asksIt func(*[]byte) bool, emit func(int, []byte)) error {
+	asksIt = hold(asksIt)
 	return f.lanes.timed(ctx, f.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
-		sends, dests, err := f.read(ctx, slice, routesIt)
+		asks, err := decodeBatches(asksIt, packed.AppendArcs)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(asks, compareArcs)
+		docs := make([]uint64, 0, len(asks))
+		for i, a := range asks {
+			if i == 0 || a.U != asks[i-1].U {
+				docs = append(docs, a.U)
+			}
+		}
+		fs, err := readFeatures(ctx, f.Inputs, f.Settings, slice, docs)
 		return func(ctx context.Context, emit func(int, []byte)) error {
-			out := bundleBatcher(&f.out, ctx, "verify_features", f.Partitions, emit)
-			for i, x := range sends {
-				out.add(dests[i], x)
+			out := bundleKeyed(&f.out, ctx, "verify_features", emit)
+			for i, j := 0, 0; i < len(asks); i++ {
+				for fs[j].Doc != asks[i].U {
+					j++
+				}
+				out.add(int(asks[i].V), fs[j])
 			}
 			return nil
 		}, err
 	})
 }
 
-// read reads the rows of the slice that routesIt names and returns the
-// features to send, each with its pair partition.
-func (f *readFeaturesFn) read(ctx context.Context, slice int, routesIt func(*[]byte) bool) (sends []packed.Features, dests []int, err error) {
-	routes, err := decodeBatches(routesIt, packed.AppendArcs)
-	if err != nil {
-		return nil, nil, err
+// readFeatures reads the rows of docs (sorted, distinct, all in slice)
+// and returns their features, in the same order, as phase 1 made them.
+func readFeatures(ctx context.Context, inputs []string, cfg settings.Config, slice int, docs []uint64) ([]packed.Features, error) {
+	if len(docs) == 0 {
+		return nil, nil
 	}
-	slices.SortFunc(routes, compareArcs)
-	var rows []int64
-	for i, r := range routes {
-		if verifySlice(r.U) != slice {
-			return nil, nil, fmt.Errorf("verify: doc %d reached the reader of slice %d", r.U, slice)
+	rows := make([]int64, len(docs))
+	for i, doc := range docs {
+		if verifySlice(doc) != slice {
+			return nil, fmt.Errorf("verify: doc %d reached the reader of slice %d", doc, slice)
 		}
-		if i == 0 || r.U != routes[i-1].U {
-			rows = append(rows, int64(r.U&(1<<40-1)))
-		}
+		rows[i] = int64(doc & (1<<40 - 1))
 	}
-	file := int(routes[0].U >> 40)
-	if file >= len(f.Inputs) {
-		return nil, nil, fmt.Errorf("verify: doc %d names input file %d of %d", routes[0].U, file, len(f.Inputs))
+	file := int(docs[0] >> 40)
+	if file >= len(inputs) {
+		return nil, fmt.Errorf("verify: doc %d names input file %d of %d", docs[0], file, len(inputs))
 	}
-	path := f.Inputs[file]
-	rs, err := rowsketch.New(f.Settings)
+	path := inputs[file]
+	rs, err := rowsketch.New(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	next := 0 // the first route of the row being read
-	err = crawl.ReadRows(ctx, file, path, rows, f.Settings.Columns, func(sp crawl.Split, row crawl.Row) error {
-		doc := crawl.DocID(file, row.Index)
+	fs := make([]packed.Features, 0, len(docs))
+	err = crawl.ReadRows(ctx, file, path, rows, cfg.Columns, func(sp crawl.Split, row crawl.Row) error {
 		rs.Sketch(sp, row)
-		x, ok := rs.Verifiable(doc)
+		x, ok := rs.Verifiable(crawl.DocID(file, row.Index))
 		if !ok {
 			return fmt.Errorf("%s: row %d has no features on a second reading, though phase 1 found some: did the file change during the run?", path, row.Index)
 		}
 		x.Values = slices.Clone(x.Values) // the Sketcher reuses its buffers
-		for ; next < len(routes) && routes[next].U == doc; next++ {
-			sends, dests = append(sends, x), append(dests, int(routes[next].V))
-		}
+		fs = append(fs, x)
 		return nil
 	})
-	return sends, dests, err
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range fs {
+		if i >= len(docs) || x.Doc != docs[i] {
+			break
+		}
+		if i == len(docs)-1 && len(fs) == len(docs) {
+			return fs, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: read %d rows to verify, not the %d asked for", path, len(fs), len(docs))
 }
 
-// verifyPairsFn meets, on one pair partition, its pairs and the features
-// of their documents, and verifies each pair.
-type verifyPairsFn struct {
-	Linking Linking // which pairs to verify; its policy's floors the exact verification computes figures above
-	Lanes   int
-	lanes   lanes[verifyEmit]
+// verifySliceFn meets, on one home slice, its pairs to verify and the
+// features sent from other slices, reads its own documents' features,
+// verifies each pair and sends it back to its pair partition.
+type verifySliceFn struct {
+	Inputs     []string
+	Settings   settings.Config
+	Linking    Linking // its policy's floors the exact verification computes figures above
+	Partitions int
+	Lanes      int
+	out        *batcher // the bundle's
+	lanes      lanes[verifyEmit]
 }
 
-// verifyEmit is verifyPairsFn's emitters: the verified pairs, and the
+// verifyEmit is verifySliceFn's emitters: the verified pairs, and the
 // counts as data (see writeTallies).
 type verifyEmit struct {
 	pairs func(int, []byte)
 	tally func(string, int64)
 }
 
-func (f *verifyPairsFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
+func (f *verifySliceFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
 	f.lanes.reset()
+	f.out = nil
 }
 
-func (f *verifyPairsFn) FinishBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) error {
-	return f.lanes.finish(ctx, verifyEmit{emit, tally})
+func (f *verifySliceFn) FinishBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) error {
+	if err := f.lanes.finish(ctx, verifyEmit{emit, tally}); err != nil {
+		return err
+	}
+	finishBatcher(&f.out, ctx, emit)
+	return nil
 }
 
-func (f *verifyPairsFn) ProcessElement(ctx context.Context, part int, pairsIt, featuresIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
-	pairsIt, featuresIt = hold(pairsIt), hold(featuresIt)
+func (f *verifySliceFn) ProcessElement(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	jobsIt, featuresIt = hold(jobsIt), hold(featuresIt)
 	return f.lanes.timed(ctx, f.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
-		out, checked, pruned, err := f.verify(pairsIt, featuresIt)
+		jobs, vs, err := f.verify(ctx, slice, jobsIt, featuresIt)
 		return func(ctx context.Context, emit verifyEmit) error {
+			out := bundleBatcher(&f.out, ctx, "verified", f.Partitions, emit.pairs)
+			var checked, pruned int64
+			for i, v := range vs {
+				if v.Checked {
+					checked++
+				} else {
+					pruned++
+				}
+				out.add(int(jobs[i].Part), v)
+			}
 			pairsVerified.Inc(ctx, checked)
 			pairsPruned.Inc(ctx, pruned)
 			emit.tally("pairs_verified", checked)
 			emit.tally("pairs_verify_pruned", pruned)
-			if len(out) > 0 {
-				emit.pairs(part, out)
-			}
 			return nil
 		}, err
 	})
 }
 
-func (f *verifyPairsFn) verify(pairsIt, featuresIt func(*[]byte) bool) (out []byte, checked, pruned int64, err error) {
-	// Counted pairs travel unsealed (PairCount, SuperShingles).
-	var pairs []packed.Pair
-	var b []byte
-	for pairsIt(&b) {
-		if pairs, err = packed.AppendPairs(pairs, b); err != nil {
-			return nil, 0, 0, err
-		}
+// verifyChunk is how many pairs one goroutine verifies at a time.
+const verifyChunk = 4096
+
+// verify returns the slice's jobs in a fixed order and their
+// verifications: on up to Lanes goroutines, since a small crawl is one
+// slice.
+func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool) ([]packed.Job, []packed.Verified, error) {
+	jobs, err := decodeBatches(jobsIt, packed.AppendJobs)
+	if err != nil {
+		return nil, nil, err
 	}
 	fs, err := decodeBatches(featuresIt, packed.AppendFeatures)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, nil, err
 	}
-	byDoc := make(map[uint64]packed.Features, len(fs))
-	for _, x := range fs {
+	var local []uint64
+	for _, j := range jobs {
+		for _, doc := range [2]uint64{j.A, j.B} {
+			if verifySlice(doc) == slice {
+				local = append(local, doc)
+			}
+		}
+	}
+	slices.Sort(local)
+	own, err := readFeatures(ctx, f.Inputs, f.Settings, slice, slices.Compact(local))
+	if err != nil {
+		return nil, nil, err
+	}
+	byDoc := make(map[uint64]packed.Features, len(fs)+len(own))
+	for _, x := range append(fs, own...) {
 		byDoc[x.Doc] = x
 	}
-	// The pairs in a fixed order, so the batch is the same whatever order
-	// the shuffle delivered them in.
-	packed.SortPairs(pairs)
-	for _, p := range pairs {
-		if !f.Linking.verifiesPair(p) {
-			out = packed.Verified{Pair: p}.Append(out) // linked on its estimate
-			continue
-		}
-		a, okA := byDoc[p.A]
-		b, okB := byDoc[p.B]
-		if !okA || !okB {
-			return nil, 0, 0, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
-		}
-		v, err := clusters.VerifyPair(a, b, f.Linking.Policy)
+	// The same order whatever order the shuffle delivered them in.
+	slices.SortFunc(jobs, func(x, y packed.Job) int { return packed.ComparePairs(x.Pair, y.Pair) })
+	vs := make([]packed.Verified, len(jobs))
+	errs := make([]error, (len(jobs)+verifyChunk-1)/verifyChunk)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(f.Lanes, 1))
+	for c := range errs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			for i := c * verifyChunk; i < min(len(jobs), (c+1)*verifyChunk); i++ {
+				if vs[i], errs[c] = f.verifyPair(jobs[i].Pair, byDoc); errs[c] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("verify pair (%d, %d): %w", p.A, p.B, err)
+			return nil, nil, err
 		}
-		v.Pair = p
-		if v.Checked {
-			checked++
-		} else {
-			pruned++
-		}
+	}
+	return jobs, vs, nil
+}
+
+func (f *verifySliceFn) verifyPair(p packed.Pair, byDoc map[uint64]packed.Features) (packed.Verified, error) {
+	a, okA := byDoc[p.A]
+	b, okB := byDoc[p.B]
+	if !okA || !okB {
+		return packed.Verified{}, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
+	}
+	v, err := clusters.VerifyPair(a, b, f.Linking.Policy)
+	if err != nil {
+		return v, fmt.Errorf("verify pair (%d, %d): %w", p.A, p.B, err)
+	}
+	v.Pair = p
+	return v, nil
+}
+
+// gatherVerifiedFn makes one batch of a pair partition's pairs again:
+// those verified, and those passed unchecked (linked on their estimates).
+type gatherVerifiedFn struct{}
+
+func (f *gatherVerifiedFn) ProcessElement(ctx context.Context, part int, passedIt, checkedIt func(*[]byte) bool, emit func(int, []byte)) error {
+	pairs, err := decodeBatches(passedIt, packed.AppendPairs)
+	if err != nil {
+		return err
+	}
+	vs, err := decodeBatches(checkedIt, packed.AppendVerified)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		vs = append(vs, packed.Verified{Pair: p})
+	}
+	slices.SortFunc(vs, func(x, y packed.Verified) int { return packed.ComparePairs(x.Pair, y.Pair) })
+	out := make([]byte, 0, len(vs)*packed.VerifiedSize)
+	for _, v := range vs {
 		out = v.Append(out)
 	}
-	return out, checked, pruned, nil
+	if len(out) > 0 {
+		emit(part, out)
+	}
+	return nil
 }
 
 // verifiedEstimates are what a pair's verification says, for the policy:

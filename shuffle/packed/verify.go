@@ -86,3 +86,27 @@ func decodeVerified(b []byte) Verified {
 func AppendVerified(dst []Verified, b []byte) ([]Verified, error) {
 	return appendFixed(dst, b, VerifiedSize, "verified pairs", decodeVerified)
 }
+
+// Job is a counted pair sent away from its pair partition to be
+// verified, with Part, the partition its verification goes back to.
+type Job struct {
+	Pair
+	Part uint32
+}
+
+// JobSize is the encoded size of a Job.
+const JobSize = PairSize + 4
+
+// Append appends the encoding of j to b.
+func (j Job) Append(b []byte) []byte {
+	return le.AppendUint32(j.Pair.Append(b), j.Part)
+}
+
+func decodeJob(b []byte) Job {
+	return Job{Pair: decodePair(b), Part: le.Uint32(b[PairSize:])}
+}
+
+// AppendJobs decodes the jobs in b and appends them to dst.
+func AppendJobs(dst []Job, b []byte) ([]Job, error) {
+	return appendFixed(dst, b, JobSize, "verify jobs", decodeJob)
+}

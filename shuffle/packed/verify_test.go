@@ -10,7 +10,8 @@ func TestVerifyRecordsRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var fs []Features
 	var vs []Verified
-	var bf, bv []byte
+	var js []Job
+	var bf, bv, bj []byte
 	for i := range 60 {
 		f := Features{Doc: rng.Uint64(), N: rng.Uint32(), K: uint32(i % 3)}
 		for range i % 7 {
@@ -20,6 +21,8 @@ func TestVerifyRecordsRoundTrip(t *testing.T) {
 		v := Verified{Pair: Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), 0, 0, rng.Uint32()},
 			Resemblance: rng.Float64(), AInB: rng.Float64(), BInA: rng.Float64(), Checked: i%2 == 0}
 		vs, bv = append(vs, v), v.Append(bv)
+		j := Job{Pair: v.Pair, Part: rng.Uint32()}
+		js, bj = append(js, j), j.Append(bj)
 	}
 	gotF, err := AppendFeatures(nil, bf)
 	if err != nil || !reflect.DeepEqual(fs, gotF) {
@@ -28,6 +31,13 @@ func TestVerifyRecordsRoundTrip(t *testing.T) {
 	gotV, err := AppendVerified(nil, bv)
 	if err != nil || !reflect.DeepEqual(vs, gotV) {
 		t.Errorf("verified pairs: round trip differs (err %v)", err)
+	}
+	gotJ, err := AppendJobs(nil, bj)
+	if err != nil || !reflect.DeepEqual(js, gotJ) {
+		t.Errorf("jobs: round trip differs (err %v)", err)
+	}
+	if _, err := AppendJobs(nil, bj[:len(bj)-2]); err == nil {
+		t.Error("a truncated jobs batch decoded without error")
 	}
 	if _, err := AppendFeatures(nil, bf[:len(bf)-3]); err == nil {
 		t.Error("a truncated features batch decoded without error")
