@@ -204,6 +204,23 @@ func checkInvariants(t *testing.T, r *result, inputRows int) {
 			t.Errorf("cluster %d: %d identical copies, docs table has %d", c.ClusterID, c.IdenticalCopies, copies[c.ClusterID])
 		}
 	}
+	// The rows and links counts travel as data, not runner metrics, which
+	// Prism drops under load: they must match the tables.
+	linked := 0
+	for _, p := range r.pairs {
+		if p.Linked {
+			linked++
+		}
+	}
+	if got := int64(len(r.pairs)); got != c["pairs_written"] || got != c["pairs_reported"] {
+		t.Errorf("pairs has %d rows; pairs_written %d, pairs_reported %d", got, c["pairs_written"], c["pairs_reported"])
+	}
+	if got := int64(linked); got != c["links"] {
+		t.Errorf("pairs has %d linked rows; links %d", got, c["links"])
+	}
+	if got := int64(len(r.contained)); got != c["contained_written"] {
+		t.Errorf("contained has %d rows; contained_written %d", got, c["contained_written"])
+	}
 	centered := r.manifest.Settings["clusters"] == "centered"
 	for _, p := range r.pairs {
 		if p.DocA >= p.DocB {

@@ -49,7 +49,7 @@ type ReclusterOptions struct {
 // The first run's inputs are read only for a --keep by an input column.
 func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	link, place := cfg.Linking(), cfg.Placement
-	pairRows, links := transforms.Relink(s, index.pairs, link, place.Partitions)
+	pairRows, links := transforms.Relink(s, index.pairs, link, place)
 	meta, copies, ranks := indexDocs(s, index, cfg)
 	reps := transforms.ReadSketches(s, index.sketches, place.Partitions)
 	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)

@@ -3,8 +3,6 @@ package transforms
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/clustering/clusters"
-	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -129,13 +126,8 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 		}
 		files = append(files, name)
 	}
-	// The accounting identity also travels as data: Prism can drop the
-	// metrics of one of two bundles that finish together while it does
-	// not know a counter's short ID yet (jobservices metricsStore keeps
-	// one unprocessed payload per ID), and the manifest must not lose a
-	// partition's worth of rows. The launcher sums these files and they
-	// override the counters (output.Dir.Publish). The name is fixed by
-	// the partition, so a retried bundle rewrites the same file.
+	// The accounting identity also travels as data (see writeKeyTally),
+	// so that the manifest does not lose a partition's worth of rows.
 	// Every docs row passes through here, so the per-status counts of
 	// phase 1 are tallied here too.
 	counts := map[string]int64{
@@ -146,11 +138,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	for i := range docs {
 		counts["docs_"+statusCounter[docs[i].Status]]++
 	}
-	tally, err := json.Marshal(counts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return files, counts, store.WriteFile(ctx, store.Join(f.TempDir, output.TalliesDir, fmt.Sprintf("assemble-%06d.json", part)), tally)
+	return files, counts, writeKeyTally(ctx, f.TempDir, "assemble", part, counts)
 }
 
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair
@@ -184,18 +172,19 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 	}
 	pairsWritten.Inc(ctx, int64(len(rows)))
 	emit(name)
-	if !f.Linking.keepsContained() {
-		return nil
-	}
-	if contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold()); len(contained) > 0 {
-		name := store.Join(f.TempDir, tables.ContainedTable, tables.ShardName(part))
-		if err := tables.Write(ctx, name, contained); err != nil {
-			return err
+	counts := map[string]int64{"pairs_written": int64(len(rows)), "contained_written": 0}
+	if f.Linking.keepsContained() {
+		if contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold()); len(contained) > 0 {
+			name := store.Join(f.TempDir, tables.ContainedTable, tables.ShardName(part))
+			if err := tables.Write(ctx, name, contained); err != nil {
+				return err
+			}
+			containedWritten.Inc(ctx, int64(len(contained)))
+			counts["contained_written"] = int64(len(contained))
+			emit(name)
 		}
-		containedWritten.Inc(ctx, int64(len(contained)))
-		emit(name)
 	}
-	return nil
+	return writeKeyTally(ctx, f.TempDir, "pairs", part, counts)
 }
 
 // clearClusterColumns empties the columns clusters.Join fills, on a docs

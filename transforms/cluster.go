@@ -40,7 +40,7 @@ func init() {
 // shards carried over as they are (IndexPairs).
 func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, link Linking, clu Clustering, up Update, place Placement, carried ...beam.PCollection) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
-	pairRows, links := beam.ParDo2(s, &estimateFn{Linking: link, Partitions: place.Partitions}, pairs)
+	pairRows, links := beam.ParDo2(s, &estimateFn{Linking: link, Partitions: place.Partitions, TempDir: place.TempDir}, pairs)
 	if len(carried) > 0 {
 		links = beam.Flatten(s, append([]beam.PCollection{links}, carried...)...)
 	}
@@ -60,6 +60,7 @@ func linkResemblance(sketched float64, v packed.Verified) float64 {
 type estimateFn struct {
 	Linking    Linking
 	Partitions int
+	TempDir    string // where its counts go (writeKeyTally)
 	linksOut
 }
 
@@ -138,9 +139,9 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			rows = append(rows, row)
 		}
 	}
-	pairsLinked.Inc(ctx, nLinks)
-	linksUncertain.Inc(ctx, nUncertain)
-	pairsReported.Inc(ctx, int64(len(rows)))
+	if err := countLinks(ctx, f.TempDir, "estimate", part, nLinks, nUncertain, int64(len(rows))); err != nil {
+		return err
+	}
 	if len(rows) > 0 {
 		b, err := tables.Encode(rows)
 		if err != nil {
@@ -149,4 +150,13 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		emitRows(part, b)
 	}
 	return nil
+}
+
+// countLinks counts what one key of phase 4's linking found: as runner
+// metrics, and as data (writeKeyTally), which the manifest takes.
+func countLinks(ctx context.Context, tempDir, step string, key int, links, uncertain, rows int64) error {
+	pairsLinked.Inc(ctx, links)
+	linksUncertain.Inc(ctx, uncertain)
+	pairsReported.Inc(ctx, rows)
+	return writeKeyTally(ctx, tempDir, step, key, map[string]int64{"links": links, "links_uncertain": uncertain, "pairs_reported": rows})
 }

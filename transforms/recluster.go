@@ -30,18 +30,19 @@ func init() {
 // link.Policy (on the verified figures under link.Verification), and
 // links, PCollection<KV<int, []byte>> of packed.Edge batches keyed by the
 // doc partition of A (of partitions), for Components.
-func Relink(s beam.Scope, shards []string, link Linking, partitions int) (pairRows, links beam.PCollection) {
+func Relink(s beam.Scope, shards []string, link Linking, place Placement) (pairRows, links beam.PCollection) {
 	s = s.Scope("Relink")
 	in := make([]InputFile, len(shards))
 	for i, sh := range shards {
 		in[i] = InputFile{Index: i, Path: sh}
 	}
-	return beam.ParDo2(s, &relinkFn{Linking: link, Partitions: partitions}, spread(s, in))
+	return beam.ParDo2(s, &relinkFn{Linking: link, Partitions: place.Partitions, TempDir: place.TempDir}, spread(s, in))
 }
 
 type relinkFn struct {
 	Linking    Linking
 	Partitions int
+	TempDir    string // where its counts go (writeKeyTally)
 	linksOut
 }
 
@@ -78,9 +79,9 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 			kept = append(kept, r)
 		}
 	}
-	pairsLinked.Inc(ctx, nLinks)
-	linksUncertain.Inc(ctx, nUncertain)
-	pairsReported.Inc(ctx, int64(len(kept)))
+	if err := countLinks(ctx, f.TempDir, "relink", shard.Index, nLinks, nUncertain, int64(len(kept))); err != nil {
+		return err
+	}
 	if len(kept) > 0 {
 		b, err := tables.Encode(kept)
 		if err != nil {

@@ -156,16 +156,19 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 				emit[0](part, out)
 			}
 			links := bundleBatcher(&f.links, ctx, "links", f.Partitions, emit[1])
+			var nLinks, rows, contained int64
 			for _, c := range carried {
 				for _, l := range c.links {
 					links.add(packed.Partition(l.A, f.Partitions), l)
 				}
-				containedWritten.Inc(ctx, c.contained)
-				pairsLinked.Inc(ctx, int64(len(c.links)))
-				pairsReported.Inc(ctx, c.rows)
-				pairsWritten.Inc(ctx, c.rows)
+				nLinks, rows, contained = nLinks+int64(len(c.links)), rows+c.rows, contained+c.contained
 			}
-			return nil
+			containedWritten.Inc(ctx, contained)
+			pairsWritten.Inc(ctx, rows)
+			if err := countLinks(ctx, f.TempDir, "carried-links", part, nLinks, 0, rows); err != nil {
+				return err
+			}
+			return writeKeyTally(ctx, f.TempDir, "carried-pairs", part, map[string]int64{"pairs_written": rows, "contained_written": contained})
 		}, err
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/neardup/neardup/io/store"
@@ -126,19 +127,9 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	sums := map[string]int64{}
-	for _, name := range tallies {
-		b, err := store.ReadFile(ctx, name)
-		if err != nil {
-			return err
-		}
-		var t map[string]int64
-		if err := json.Unmarshal(b, &t); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		for k, v := range t {
-			sums[k] += v
-		}
+	sums, err := sumTallies(ctx, tallies)
+	if err != nil {
+		return err
 	}
 	for k, v := range sums {
 		m.Counts[k] = v
@@ -258,6 +249,41 @@ type BadFile struct {
 // BadFilesDir is where, under the run's temporary folder, the pipeline
 // records bad files for the manifest.
 const BadFilesDir = "_bad_files"
+
+// sumTallies reads the tally files (a few per partition of each keyed
+// step: thousands on a cluster's object store, where each read waits
+// tens of milliseconds, so several at once) and sums their counts.
+func sumTallies(ctx context.Context, names []string) (map[string]int64, error) {
+	read := make([]map[string]int64, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			b, err := store.ReadFile(ctx, name)
+			if err == nil {
+				err = json.Unmarshal(b, &read[i])
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	sums := map[string]int64{}
+	for i, t := range read {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for k, v := range t {
+			sums[k] += v
+		}
+	}
+	return sums, nil
+}
 
 // TalliesDir is where, under the run's temporary folder, the pipeline
 // writes counts the manifest must not lose (JSON objects of counter name
