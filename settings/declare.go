@@ -10,6 +10,7 @@ import (
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/similarity/bloom"
@@ -425,6 +426,15 @@ var Declarations = []*Setting{
 				return fmt.Errorf("want 0 or more, not %q", v)
 			}
 			r.Partitions = n
+			return nil
+		}},
+	{Name: "memory-limit", Group: GroupRunner, Default: memlimit.Auto, Commands: Recluster | Update | Export,
+		Help: "the Go heap's soft limit, set at start: auto (80% of the memory the machine, or its cgroup, has free), off, or a size such as 6GiB; GOMEMLIMIT, when set, wins. It covers the embedded runner's workers, which run in this process; a cluster runner's worker processes take auto from their own machine. The run may still take more when its live data needs it; the manifest records the limit",
+		set: func(r *Run, v string) error {
+			if err := memlimit.ParseValue(v); err != nil {
+				return err
+			}
+			r.MemoryLimit = v
 			return nil
 		}},
 	{Name: "progress", Group: GroupRunner, Default: progress.Auto, Commands: Recluster | Update,

@@ -106,7 +106,8 @@ type Run struct {
 	AddColumns   []export.Column
 	ColumnPrefix string
 	ExportSweep  string
-	Partitions   int // hash partitions per shuffle (0: from the input size)
+	Partitions   int    // hash partitions per shuffle (0: from the input size)
+	MemoryLimit  string // the Go heap's soft limit (memlimit: auto, off or a size)
 	Overwrite    bool
 	Progress     string
 	Verbose      bool

@@ -39,6 +39,18 @@ type ran struct {
 // (the package's folder when ""), with a temporary folder of its own.
 func runCommand(t *testing.T, dir string, args ...string) ran {
 	t.Helper()
+	return runCommandIn(t, dir, nil, args...)
+}
+
+// runCommandEnv is runCommand in the package's folder with env added to
+// the command's environment.
+func runCommandEnv(t *testing.T, env []string, args ...string) ran {
+	t.Helper()
+	return runCommandIn(t, "", env, args...)
+}
+
+func runCommandIn(t *testing.T, dir string, env []string, args ...string) ran {
+	t.Helper()
 	r := ran{tmp: t.TempDir()}
 	bin, err := filepath.Abs(os.Args[0])
 	if err != nil {
@@ -46,7 +58,7 @@ func runCommand(t *testing.T, dir string, args ...string) ran {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), commandEnv+"=1", "TMPDIR="+r.tmp)
+	cmd.Env = append(append(os.Environ(), commandEnv+"=1", "TMPDIR="+r.tmp), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()

@@ -58,6 +58,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/clustering/clusters"
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/pipelines"
@@ -98,6 +99,17 @@ func command() int { return commands[invoked] }
 func init() {
 	run.Register(flag.CommandLine)
 	flag.Usage = func() { printUsage(command()) }
+}
+
+// setMemoryLimit sets the Go heap's soft limit of --memory-limit
+// (memlimit), before beam.Init: a worker process of a cluster runner
+// re-enters main there, without the launcher's flags, so it takes auto
+// from its own machine.
+func setMemoryLimit() {
+	if _, err := memlimit.Apply(run.MemoryLimit); err != nil {
+		fmt.Fprintln(os.Stderr, "neardup:", err)
+		os.Exit(2)
+	}
 }
 
 // printUsage prints the help of command cmd, grouped: on stdout when it
@@ -161,6 +173,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "lost" {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
 		flag.Parse()
+		setMemoryLimit()
 		beam.Init()
 		if err := lost(context.Background(), os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "neardup:", err)
@@ -180,6 +193,7 @@ func main() {
 	// Beam's worker mode re-enters main with its own flags: parse, then
 	// hand over to beam.Init before anything else happens.
 	flag.Parse()
+	setMemoryLimit()
 	beam.Init()
 	logs := quietLogs()
 

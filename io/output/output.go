@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 )
@@ -347,15 +349,24 @@ type Manifest struct {
 	ReclusterFrom string            `json:"recluster_from,omitempty"`
 	SourceFlags   map[string]string `json:"source_flags,omitempty"`
 	// An update names the output it took as its index.
-	UpdatedFrom string              `json:"updated_from,omitempty"`
-	Inputs      []Input             `json:"inputs"`
-	InputBytes  int64               `json:"input_bytes"`
-	Partitions  int                 `json:"partitions"`
+	UpdatedFrom string  `json:"updated_from,omitempty"`
+	Inputs      []Input `json:"inputs"`
+	InputBytes  int64   `json:"input_bytes"`
+	Partitions  int     `json:"partitions"`
+	// MemoryLimit is the soft limit of the launcher's Go heap (with the
+	// embedded runner, the workers' too), 0 bytes when none.
+	MemoryLimit MemoryLimit         `json:"memory_limit"`
 	Counts      map[string]int64    `json:"counts"`
 	BusyMS      map[string]int64    `json:"phase_busy_ms"`
 	WallMS      map[string]int64    `json:"phase_wall_ms"`
 	Tables      map[string][]string `json:"tables"`
 	BadFiles    []BadFile           `json:"bad_files,omitempty"`
+}
+
+// MemoryLimit is a soft memory limit and how it was chosen (memlimit).
+type MemoryLimit struct {
+	Bytes int64  `json:"bytes"`
+	From  string `json:"from"`
 }
 
 // NewManifest starts the manifest of a run with the given flags.
@@ -370,6 +381,11 @@ func NewManifest(flags map[string]string) *Manifest {
 		BusyMS:    map[string]int64{},
 		WallMS:    map[string]int64{},
 	}
+	// The runtime's own figure, whatever set it; memlimit says how.
+	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {
+		m.MemoryLimit.Bytes = n
+	}
+	m.MemoryLimit.From = memlimit.Applied().From
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {
 			if dep.Path == "github.com/apache/beam/sdks/v2" {

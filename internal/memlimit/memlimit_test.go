@@ -1,0 +1,87 @@
+package memlimit
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"6GiB", 6 << 30},
+		{"1.5GiB", 3 << 29},
+		{"512MiB", 512 << 20},
+		{"64KiB", 64 << 10},
+		{"2TiB", 2 << 40},
+		{"4GB", 4_000_000_000},
+		{"750MB", 750_000_000},
+		{"1000B", 1000},
+		{"123456", 123456},
+	} {
+		got, err := ParseSize(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "GiB", "-1GiB", "0", "6 gigs", "1e30TiB", "auto"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) took it", bad)
+		}
+	}
+	if ParseValue("auto") != nil || ParseValue("off") != nil || ParseValue("6GiB") != nil || ParseValue("lots") == nil {
+		t.Error("ParseValue: auto, off and 6GiB are values, lots is not")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	const gb = 1_000_000_000
+	laptop := Machine{Available: 10 * gb}
+	container := Machine{Available: 60 * gb, CgroupLimit: 8 * gb}
+	for _, c := range []struct {
+		name, v, env string
+		m            Machine
+		want         int64
+		from         string
+	}{
+		// 0.8 of 10 GB free.
+		{"auto on a laptop", "auto", "", laptop, 8 * gb, "auto: 80% of the 10.0 GB free"},
+		// The cgroup's 8 GB, not the host's 60: 6.4 GB.
+		{"auto in a container", "auto", "", container, 6_400_000_000, "auto: 80% of the 8.0 GB free"},
+		// A host with more free than its cgroup's limit is the same case;
+		// one with less takes its own.
+		{"auto, host below cgroup", "auto", "", Machine{Available: 5 * gb, CgroupLimit: 8 * gb}, 4 * gb, "auto"},
+		{"auto, nothing known", "auto", "", Machine{}, 0, "unknown"},
+		{"off", "off", "", laptop, 0, "--memory-limit=off"},
+		{"a size", "3GiB", "", laptop, 3 << 30, "--memory-limit=3GiB"},
+		{"GOMEMLIMIT wins", "3GiB", "2GiB", laptop, 2 << 30, "GOMEMLIMIT=2GiB"},
+		{"GOMEMLIMIT=off is no setting", "auto", "off", laptop, 8 * gb, "auto"},
+	} {
+		l, err := Resolve(c.v, c.env, c.m)
+		if err != nil || l.Bytes != c.want || !strings.Contains(l.From, c.from) {
+			t.Errorf("%s: Resolve = %+v, %v; want %d bytes, from %q", c.name, l, err, c.want, c.from)
+		}
+	}
+	if _, err := Resolve("auto", "lots", laptop); err == nil {
+		t.Error("a GOMEMLIMIT Go cannot read was taken")
+	}
+}
+
+func TestReadFormats(t *testing.T) {
+	meminfo := "MemTotal:       24000000 kB\nMemFree:         8000000 kB\nMemAvailable:   22498836 kB\nBuffers:  1 kB\n"
+	if got, want := MemAvailable([]byte(meminfo)), int64(22498836)*1024; got != want {
+		t.Errorf("MemAvailable = %d, want %d", got, want)
+	}
+	if got := MemAvailable([]byte("MemTotal: 5 kB\n")); got != 0 {
+		t.Errorf("MemAvailable of a meminfo without it = %d, want 0", got)
+	}
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{{"max\n", 0}, {"8589934592\n", 8 << 30}, {"9223372036854771712\n", 0}, {"", 0}} {
+		if got := CgroupBytes([]byte(c.in)); got != c.want {
+			t.Errorf("CgroupBytes(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
