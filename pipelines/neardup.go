@@ -102,6 +102,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	m.InputBytes = total
 	cfg := opt.Config
+	checkFits(ctx, m, files, cfg.Columns)
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(total)
 	}

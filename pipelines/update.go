@@ -109,6 +109,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		m.Inputs = append(m.Inputs, in)
 		m.InputBytes += in.Bytes
 	}
+	checkFits(ctx, m, files, cfg.Columns) // the new input's text: what the update adds to the index's
 	if cfg.Verify == settings.VerifyAuto {
 		resolveVerify(&cfg, m.InputBytes) // as a full run over all of it would
 		if cfg.UncertainOnly() && sameReading(opt.From, src, cfg) != nil {

@@ -37,6 +37,9 @@ type Split struct {
 	RowGroup  int    // index of the row group in the file
 	FirstRow  int64  // index in the file of the row group's first row
 	NumRows   int64
+	// ContentBytes is the size of the row group's text (or HTML) column
+	// chunk before compression, from the footer: about its text's bytes.
+	ContentBytes int64
 }
 
 // Row is one input row as neardup sees it.
@@ -154,14 +157,20 @@ func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Sp
 		return nil, err
 	}
 	defer c.Close()
-	if _, err := bind(path, f.Schema(), cols); err != nil {
+	b, err := bind(path, f.Schema(), cols)
+	if err != nil {
 		return nil, err
 	}
 	var splits []Split
 	var first int64
+	meta := f.Metadata().RowGroups
 	for i, rg := range f.RowGroups() {
 		n := rg.NumRows()
-		splits = append(splits, Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n})
+		sp := Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n}
+		if i < len(meta) && b.content < len(meta[i].Columns) {
+			sp.ContentBytes = meta[i].Columns[b.content].MetaData.TotalUncompressedSize
+		}
+		splits = append(splits, sp)
 		first += n
 	}
 	return splits, nil

@@ -224,3 +224,29 @@ func TestReadScoresMatchesReadSplit(t *testing.T) {
 		t.Errorf("a string column read as scores: %v", err)
 	}
 }
+
+// TestSplitContentBytes: each split knows about how many bytes of text its
+// row group holds, from the footer alone, within the length prefixes and
+// page headers of what was written.
+func TestSplitContentBytes(t *testing.T) {
+	var rows []fineweb
+	perGroup, text := 50, make([]int64, 2)
+	for i := range 2 * perGroup {
+		s := strings.Repeat(strconv.Itoa(i*7919)+" words ", 20+i)
+		rows = append(rows, fineweb{Text: str(s), ID: int64(i)})
+		text[i/perGroup] += int64(len(s))
+	}
+	path := write(t, "a.parquet", rows, int64(perGroup))
+	splits, err := Splits(context.Background(), 0, path, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 2 {
+		t.Fatalf("%d splits, want 2", len(splits))
+	}
+	for i, sp := range splits {
+		if sp.ContentBytes < text[i] || sp.ContentBytes > text[i]+text[i]/10 {
+			t.Errorf("split %d: ContentBytes %d, want about the %d bytes of text written", i, sp.ContentBytes, text[i])
+		}
+	}
+}

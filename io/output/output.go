@@ -352,7 +352,11 @@ type Manifest struct {
 	UpdatedFrom string  `json:"updated_from,omitempty"`
 	Inputs      []Input `json:"inputs"`
 	InputBytes  int64   `json:"input_bytes"`
-	Partitions  int     `json:"partitions"`
+	// InputTextBytes is the input's text (or HTML) column before
+	// compression, from the Parquet footers: about its bytes of text (an
+	// update's: its new input's).
+	InputTextBytes int64 `json:"input_text_bytes"`
+	Partitions     int   `json:"partitions"`
 	// MemoryLimit is the soft limit of the launcher's Go heap (with the
 	// embedded runner, the workers' too), 0 bytes when none.
 	MemoryLimit MemoryLimit         `json:"memory_limit"`

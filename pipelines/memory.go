@@ -1,0 +1,98 @@
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+
+	"github.com/neardup/neardup/internal/memlimit"
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/output"
+)
+
+// The memory the embedded runner needs, per byte of text: its live set,
+// what stays when the collector is made to return the rest (issue 26:
+// 5.4 GB of real news text peaked at 4.5 GB under GOMEMLIMIT=2.5GiB, 0.83
+// bytes per byte), and what the process holds whatever the input.
+const (
+	liveBytesPerTextByte = 0.85
+	baseBytes            = 400 << 20
+)
+
+// neededBytes is the embedded runner's estimated need for textBytes of text.
+func neededBytes(textBytes int64) int64 {
+	return baseBytes + int64(liveBytesPerTextByte*float64(textBytes))
+}
+
+// inputTextBytes sums the text (or HTML) column's size before compression
+// over files, from their footers (crawl.Split.ContentBytes), reading 16
+// at a time (a cluster's object store answers each in tens of ms). Files
+// it cannot read count for nothing: the pipeline reports them.
+func inputTextBytes(ctx context.Context, files []string, cols crawl.Columns) int64 {
+	sizes := make([]int64, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, f := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			splits, err := crawl.Splits(ctx, i, f, cols)
+			if err != nil {
+				return
+			}
+			for _, sp := range splits {
+				sizes[i] += sp.ContentBytes
+			}
+		}()
+	}
+	wg.Wait()
+	var n int64
+	for _, s := range sizes {
+		n += s
+	}
+	return n
+}
+
+// checkFits records the input's text bytes in m and, on the embedded
+// runner, says before the run when it will not fit this machine.
+func checkFits(ctx context.Context, m *output.Manifest, files []string, cols crawl.Columns) {
+	m.InputTextBytes = inputTextBytes(ctx, files, cols)
+	if embeddedRunner() {
+		fmt.Fprint(progressOut, fitWarning(m.InputTextBytes, memlimit.ReadMachine().Free()))
+	}
+}
+
+// embeddedRunner reports whether the pipeline runs on the embedded Prism
+// runner, which holds every shuffle in this process.
+func embeddedRunner() bool {
+	env := strings.ToLower(*jobopts.EnvironmentType)
+	switch strings.ToLower(*runners.Runner) {
+	case "", "prism", "prismrunner", "direct":
+		return env == "" || env == "loopback"
+	}
+	return false
+}
+
+// fitWarning is what the launcher says before an embedded run over
+// textBytes of text on a machine with free bytes free (0: unknown) when
+// the run will not fit: the figures, and what to do instead. "" when it
+// fits, or when nothing is known of the machine.
+func fitWarning(textBytes, free int64) string {
+	need := neededBytes(textBytes)
+	if free <= 0 || need <= free {
+		return ""
+	}
+	slice := int64(float64(free-baseBytes) / liveBytesPerTextByte)
+	return fmt.Sprintf("neardup: this input holds about %s of text; the embedded runner needs about %s for it "+
+		"(%.2f bytes per byte of text, and %s), and this machine has %s free.\n"+
+		"neardup: it may fail or swap. Run it on a cluster runner (docs/cluster.md), or run over a slice of at most "+
+		"about %s of text and add the rest with runner update, a slice at a time (docs/incremental.md).\n",
+		gb(textBytes), gb(need), liveBytesPerTextByte, gb(baseBytes), gb(free), gb(max(slice, 0)))
+}
+
+func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
