@@ -28,12 +28,13 @@ func neededBytes(textBytes int64) int64 {
 	return baseBytes + int64(liveBytesPerTextByte*float64(textBytes))
 }
 
-// inputTextBytes sums the text (or HTML) column's size before compression
-// over files, from their footers (crawl.Split.ContentBytes), reading 16
-// at a time (a cluster's object store answers each in tens of ms). Files
-// it cannot read count for nothing: the pipeline reports them.
-func inputTextBytes(ctx context.Context, files []string, cols crawl.Columns) int64 {
-	sizes := make([]int64, len(files))
+// readFooters sums, over files, the rows and the text (or HTML) column's
+// size before compression (crawl.Split.ContentBytes) from their footers,
+// reading 16 at a time (a cluster's object store answers each in tens of
+// ms). Files it cannot read count for nothing: the pipeline reports them.
+func readFooters(ctx context.Context, files []string, cols crawl.Columns) (rows, textBytes int64) {
+	type sum struct{ rows, text int64 }
+	sums := make([]sum, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for i, f := range files {
@@ -46,25 +47,27 @@ func inputTextBytes(ctx context.Context, files []string, cols crawl.Columns) int
 				return
 			}
 			for _, sp := range splits {
-				sizes[i] += sp.ContentBytes
+				sums[i].rows += sp.NumRows
+				sums[i].text += sp.ContentBytes
 			}
 		}()
 	}
 	wg.Wait()
-	var n int64
-	for _, s := range sizes {
-		n += s
+	for _, s := range sums {
+		rows, textBytes = rows+s.rows, textBytes+s.text
 	}
-	return n
+	return rows, textBytes
 }
 
-// checkFits records the input's text bytes in m and, on the embedded
-// runner, says before the run when it will not fit this machine.
-func checkFits(ctx context.Context, m *output.Manifest, files []string, cols crawl.Columns) {
-	m.InputTextBytes = inputTextBytes(ctx, files, cols)
+// checkFits reads the input's footers, records its text bytes in m and,
+// on the embedded runner, says before the run when it will not fit this
+// machine. It returns the input's rows, for the progress line.
+func checkFits(ctx context.Context, m *output.Manifest, files []string, cols crawl.Columns) (rows int64) {
+	rows, m.InputTextBytes = readFooters(ctx, files, cols)
 	if embeddedRunner() {
 		fmt.Fprint(progressOut, fitWarning(m.InputTextBytes, memlimit.ReadMachine().Free()))
 	}
+	return rows
 }
 
 // embeddedRunner reports whether the pipeline runs on the embedded Prism

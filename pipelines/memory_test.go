@@ -30,9 +30,9 @@ func TestFitWarning(t *testing.T) {
 	}
 }
 
-// TestInputTextBytes: the footers' figure for the sample crawl is its
-// text's bytes as read, row by row, within the length prefixes and page
-// headers.
+// TestInputTextBytes: the footers' figures for the sample crawl are its
+// rows and its text's bytes as read, row by row, the latter within the
+// length prefixes and page headers.
 func TestInputTextBytes(t *testing.T) {
 	ctx := context.Background()
 	files, err := filepath.Glob("../testdata/crawl/*.parquet")
@@ -40,19 +40,23 @@ func TestInputTextBytes(t *testing.T) {
 		t.Fatalf("the sample crawl: %v, %d files", err, len(files))
 	}
 	cols := crawl.Columns{Text: "text", URL: "url", ID: "id", Date: "date"}
-	var read int64
+	var read, rows int64
 	for i, f := range files {
 		splits, err := crawl.Splits(ctx, i, f, cols)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, sp := range splits {
-			if err := crawl.ReadSplit(ctx, sp, cols, func(r crawl.Row) error { read += int64(len(r.Content)); return nil }); err != nil {
+			if err := crawl.ReadSplit(ctx, sp, cols, func(r crawl.Row) error { read, rows = read+int64(len(r.Content)), rows+1; return nil }); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if got := inputTextBytes(ctx, files, cols); got < read || got > read+read/10 {
-		t.Errorf("inputTextBytes = %d, want about the %d bytes of text read", got, read)
+	gotRows, got := readFooters(ctx, files, cols)
+	if got < read || got > read+read/10 {
+		t.Errorf("readFooters: %d bytes of text, want about the %d bytes read", got, read)
+	}
+	if gotRows != rows {
+		t.Errorf("readFooters: %d rows, want the %d read", gotRows, rows)
 	}
 }

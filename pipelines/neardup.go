@@ -24,7 +24,6 @@ import (
 	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
 	_ "github.com/neardup/neardup/io/beamfs"
-	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/settings"
@@ -102,7 +101,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	m.InputBytes = total
 	cfg := opt.Config
-	checkFits(ctx, m, files, cfg.Columns)
+	rows := checkFits(ctx, m, files, cfg.Columns)
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(total)
 	}
@@ -118,7 +117,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	cfg.TempDir = out.TempDir
 	cfg.Lanes = lanes(cfg.Lanes)
-	m, err = execute(ctx, out, m, start, watch{opt.Progress, countRows(files, cfg.Columns)}, func(s beam.Scope) { Build(s, files, cfg) })
+	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, files, cfg) })
 	return m, explain(err, cfg.Columns)
 }
 
@@ -127,7 +126,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start time.Time, w watch, build func(beam.Scope)) (*output.Manifest, error) {
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
-	stop := w.start(ctx, start)
+	stop := w.start(start)
 	res, err := beamx.RunWithMetrics(ctx, p)
 	stop()
 	if err != nil {
@@ -143,48 +142,40 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 	return m, nil
 }
 
-// watch is how a run reports its progress: the mode, and how to count the
-// input rows (nil: there are none).
+// watch is how a run reports its progress: the mode, and the input's rows
+// from its footers (0: none, or unknown).
 type watch struct {
 	mode progress.Mode
-	rows func(context.Context) int64
+	rows int64
 }
 
 // progressOut is where progress goes.
 var progressOut io.Writer = os.Stderr
 
 // start starts reporting, if wanted and if the workers run in this
-// process, where the progress counters are; the input rows are counted in
-// the background, so that the job does not wait for them. It returns the
-// function that stops it.
-func (w watch) start(ctx context.Context, start time.Time) (stop func()) {
+// process, where the progress counters are. It returns the function that
+// stops it.
+func (w watch) start(start time.Time) (stop func()) {
 	if w.mode == progress.Off || !workersInProcess() {
 		return func() {}
 	}
 	r := progress.Start(progressOut, w.mode, start)
-	ctx, cancel := context.WithCancel(ctx)
-	if w.rows != nil {
-		go func() {
-			if n := w.rows(ctx); ctx.Err() == nil {
-				r.SetTotal(n)
-			}
-		}()
-	}
-	return func() { cancel(); r.Stop() }
+	r.SetTotal(w.rows)
+	return r.Stop
 }
 
 // workersInProcess reports whether the SDK workers run in this process:
 // on the embedded Prism runner and wherever the environment is LOOPBACK
 // (Dataflow aside). Elsewhere the progress counters stay at zero here.
 func workersInProcess() bool {
-	env := strings.ToLower(*jobopts.EnvironmentType)
+	if embeddedRunner() {
+		return true
+	}
 	switch strings.ToLower(*runners.Runner) {
-	case "", "prism", "prismrunner", "direct":
-		return env == "" || env == "loopback"
-	case "dataflow", "dataflowrunner":
+	case "", "prism", "prismrunner", "direct", "dataflow", "dataflowrunner":
 		return false
 	}
-	return env == "loopback"
+	return strings.ToLower(*jobopts.EnvironmentType) == "loopback"
 }
 
 // lanes settles Config.Lanes when it is not set (n <= 0): the cores when
@@ -199,27 +190,6 @@ func lanes(n int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return 1
-}
-
-// countRows counts the rows of files from their Parquet footers. Files
-// it cannot read count for nothing: the pipeline reports them.
-func countRows(files []string, cols crawl.Columns) func(context.Context) int64 {
-	return func(ctx context.Context) int64 {
-		var n int64
-		for i, f := range files {
-			if ctx.Err() != nil {
-				break
-			}
-			splits, err := crawl.Splits(ctx, i, f, cols)
-			if err != nil {
-				continue
-			}
-			for _, sp := range splits {
-				n += sp.NumRows
-			}
-		}
-		return n
-	}
 }
 
 // waitsForJob refuses --async: the output is published by the launcher

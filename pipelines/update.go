@@ -109,7 +109,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		m.Inputs = append(m.Inputs, in)
 		m.InputBytes += in.Bytes
 	}
-	checkFits(ctx, m, files, cfg.Columns) // the new input's text: what the update adds to the index's
+	rows := checkFits(ctx, m, files, cfg.Columns) // the new input's: what the update adds to the index's
 	if cfg.Verify == settings.VerifyAuto {
 		resolveVerify(&cfg, m.InputBytes) // as a full run over all of it would
 		if cfg.UncertainOnly() && sameReading(opt.From, src, cfg) != nil {
@@ -153,7 +153,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	cfg.TempDir = out.TempDir
 	cfg.Lanes = lanes(cfg.Lanes)
-	m, err = execute(ctx, out, m, start, watch{opt.Progress, countRows(newPaths, cfg.Columns)},
+	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })
 	return m, explain(err, cfg.Columns)
 }

@@ -139,7 +139,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			rows = append(rows, row)
 		}
 	}
-	if err := countLinks(ctx, f.TempDir, "estimate", part, nLinks, nUncertain, int64(len(rows))); err != nil {
+	if err := writeKeyTally(ctx, f.TempDir, "estimate", part, countLinks(ctx, nLinks, nUncertain, int64(len(rows)))); err != nil {
 		return err
 	}
 	if len(rows) > 0 {
@@ -152,11 +152,12 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	return nil
 }
 
-// countLinks counts what one key of phase 4's linking found: as runner
-// metrics, and as data (writeKeyTally), which the manifest takes.
-func countLinks(ctx context.Context, tempDir, step string, key int, links, uncertain, rows int64) error {
+// countLinks counts what one key of phase 4's linking found as runner
+// metrics, and returns the counts for its tally (writeKeyTally), which
+// the manifest takes.
+func countLinks(ctx context.Context, links, uncertain, rows int64) map[string]int64 {
 	pairsLinked.Inc(ctx, links)
 	linksUncertain.Inc(ctx, uncertain)
 	pairsReported.Inc(ctx, rows)
-	return writeKeyTally(ctx, tempDir, step, key, map[string]int64{"links": links, "links_uncertain": uncertain, "pairs_reported": rows})
+	return map[string]int64{"links": links, "links_uncertain": uncertain, "pairs_reported": rows}
 }

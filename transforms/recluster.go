@@ -79,7 +79,7 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 			kept = append(kept, r)
 		}
 	}
-	if err := countLinks(ctx, f.TempDir, "relink", shard.Index, nLinks, nUncertain, int64(len(kept))); err != nil {
+	if err := writeKeyTally(ctx, f.TempDir, "relink", shard.Index, countLinks(ctx, nLinks, nUncertain, int64(len(kept)))); err != nil {
 		return err
 	}
 	if len(kept) > 0 {

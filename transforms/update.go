@@ -165,10 +165,9 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 			}
 			containedWritten.Inc(ctx, contained)
 			pairsWritten.Inc(ctx, rows)
-			if err := countLinks(ctx, f.TempDir, "carried-links", part, nLinks, 0, rows); err != nil {
-				return err
-			}
-			return writeKeyTally(ctx, f.TempDir, "carried-pairs", part, map[string]int64{"pairs_written": rows, "contained_written": contained})
+			counts := countLinks(ctx, nLinks, 0, rows)
+			counts["pairs_written"], counts["contained_written"] = rows, contained
+			return writeKeyTally(ctx, f.TempDir, "carried", part, counts)
 		}, err
 	})
 }

@@ -60,7 +60,7 @@ func init() {
 // multilingual-docs under --verify=exact, and 25 s of its 30).
 func Verify(s beam.Scope, pairs beam.PCollection, files []string, cfg settings.Config, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
-	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link}, pairs)
+	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link, Partitions: place.Partitions}, pairs)
 	shipped := beam.ParDo(s, &shipFeaturesFn{Inputs: files, Settings: cfg, Lanes: place.Lanes}, beam.GroupByKey(s, asks))
 	checked, tallies := beam.ParDo2(s, &verifySliceFn{Inputs: files, Settings: cfg, Linking: link, Partitions: place.Partitions, Lanes: place.Lanes},
 		beam.CoGroupByKey(s, jobs, shipped))
@@ -92,16 +92,19 @@ func verifyHome(p packed.Pair) int {
 // arcs). The pairs it does not verify go on to their partition (passed).
 type routePairsFn struct {
 	Linking    Linking
+	Partitions int
 	jobs, asks *keyedBatcher // the bundle's
+	passed     *batcher      // the bundle's
 }
 
 func (f *routePairsFn) StartBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
-	f.jobs, f.asks = nil, nil
+	f.jobs, f.asks, f.passed = nil, nil, nil
 }
 
 func (f *routePairsFn) FinishBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
 	finishKeyed(&f.jobs, ctx, jobs)
 	finishKeyed(&f.asks, ctx, asks)
+	finishBatcher(&f.passed, ctx, passed)
 }
 
 func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, jobs, asks, passed func(int, []byte)) error {
@@ -109,12 +112,12 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 	if err != nil {
 		return err
 	}
-	var rest []byte
 	var arcs []packed.Arc
 	jobOut := bundleKeyed(&f.jobs, ctx, "verify_jobs", jobs)
+	passedOut := bundleBatcher(&f.passed, ctx, "verify_passed", f.Partitions, passed)
 	for _, p := range pairs {
 		if !f.Linking.verifiesPair(p) {
-			rest = p.Append(rest)
+			passedOut.add(part, p)
 			continue
 		}
 		home := verifyHome(p)
@@ -124,9 +127,6 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 				arcs = append(arcs, packed.Arc{U: doc, V: uint64(home)})
 			}
 		}
-	}
-	if len(rest) > 0 {
-		passed(part, packed.Seal(nil, rest))
 	}
 	slices.SortFunc(arcs, compareArcs)
 	askOut := bundleKeyed(&f.asks, ctx, "verify_asks", asks)
@@ -230,13 +230,8 @@ func readFeatures(ctx context.Context, inputs []string, cfg settings.Config, sli
 	if err != nil {
 		return nil, err
 	}
-	for i, x := range fs {
-		if i >= len(docs) || x.Doc != docs[i] {
-			break
-		}
-		if i == len(docs)-1 && len(fs) == len(docs) {
-			return fs, nil
-		}
+	if slices.EqualFunc(fs, docs, func(x packed.Features, doc uint64) bool { return x.Doc == doc }) {
+		return fs, nil
 	}
 	return nil, fmt.Errorf("%s: read %d rows to verify, not the %d asked for", path, len(fs), len(docs))
 }

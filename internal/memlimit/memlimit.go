@@ -126,14 +126,10 @@ var (
 	applied Limit
 )
 
-// Apply resolves v on this machine and sets the limit, once per process
-// (the first call wins: a worker process re-entering main keeps it).
+// Apply resolves v on this machine and sets the limit.
 func Apply(v string) (Limit, error) {
 	mu.Lock()
 	defer mu.Unlock()
-	if applied.From != "" {
-		return applied, nil
-	}
 	l, err := Resolve(v, os.Getenv("GOMEMLIMIT"), ReadMachine())
 	if err != nil {
 		return l, err
