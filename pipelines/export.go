@@ -76,6 +76,9 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 		files.Write = append(files.Write, i)
 		paths = append(paths, in.Path)
 	}
+	if err := src.Needs(opt.From, "export", tables.ExportNeeds); err != nil {
+		return nil, err
+	}
 	shards, err := store.List(ctx, store.Join(opt.From, tables.DocsTable, "*.parquet"))
 	if err == nil && len(shards) == 0 {
 		err = fmt.Errorf("%s has no %s table", opt.From, tables.DocsTable)

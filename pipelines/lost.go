@@ -12,7 +12,11 @@ import (
 // documents and their resemblance to it; none when the URL is not lost),
 // and the URL's row of the urls table (nil when it was never seen).
 func Lost(ctx context.Context, dir, url string) ([]tables.Lost, *tables.URL, error) {
-	if _, err := output.ReadManifest(ctx, dir); err != nil {
+	m, err := output.ReadManifest(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.Needs(dir, "lost", tables.LostNeeds); err != nil {
 		return nil, nil, err
 	}
 	urls, err := tables.ReadTable[tables.URL](ctx, dir, tables.URLsTable)

@@ -54,7 +54,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 		pairs = transforms.Verify(s, pairs, files, cfg.Config, link, place) // candidates checked on whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
-	transforms.WritePairs(s, pairRows, link, place.TempDir)
+	transforms.WritePairs(s, pairRows, link, place)
 	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place)
 	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
@@ -115,7 +115,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.TempDir = out.TempDir
+	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	cfg.Lanes = lanes(cfg.Lanes)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, files, cfg) })
 	return m, explain(err, cfg.Columns)

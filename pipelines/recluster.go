@@ -41,6 +41,8 @@ type ReclusterOptions struct {
 	Keep keep.Policy
 	// Centered is --clusters=centered.
 	Centered bool
+	// Tables are the tables it writes (--tables; nil: all).
+	Tables tables.Selection
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
@@ -53,10 +55,10 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	meta, copies, ranks := indexDocs(s, index, cfg)
 	reps := transforms.ReadSketches(s, index.sketches, place.Partitions)
 	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
-	transforms.WritePairs(s, pairRows, link, place.TempDir)
+	transforms.WritePairs(s, pairRows, link, place)
 	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place)
 	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place.TempDir)                 // for updates
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                         // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -120,7 +122,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("recluster writes a new output folder; --output must differ from --from")
 	}
-	index, err := readIndex(ctx, opt.From, src)
+	index, err := readIndex(ctx, opt.From, "recluster", src)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +153,8 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	cfg.Seed, cfg.Sketch = was.Seed, was.Sketch
 	cfg.LatestSweep = src.Settings["latest_sweep"]
 	cfg.MultiSweep = src.Settings["first_sweep"] != cfg.LatestSweep
+	cfg.Tables = opt.Tables
+	m.Settings["tables"] = cfg.Tables.String()
 	m.Settings["keep"] = cfg.Keep.String()
 	m.Settings["clusters"] = cfg.ClustersSetting()
 	resolveComponents(&cfg, src.InputBytes)
@@ -161,7 +165,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err != nil {
 		return nil, err
 	}
-	cfg.TempDir = out.TempDir
+	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	cfg.Lanes = lanes(cfg.Lanes)
 	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, index, cfg) })
 }
@@ -177,8 +181,11 @@ type indexShards struct {
 
 // readIndex lists the docs, pairs and sketches shards of the finished
 // output dir, whose manifest is src.
-func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShards, error) {
+func readIndex(ctx context.Context, dir, what string, src *output.Manifest) (indexShards, error) {
 	var index indexShards
+	if err := src.Needs(dir, what, tables.IndexNeeds); err != nil {
+		return index, err
+	}
 	for i, in := range src.Inputs {
 		index.inputs = append(index.inputs, transforms.InputFile{Index: i, Path: in.Path})
 	}

@@ -56,7 +56,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
-	transforms.WritePairs(s, pairRows, link, place.TempDir)
+	transforms.WritePairs(s, pairRows, link, place)
 	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
 	// documents of the latest sweep, for the lost and found.
@@ -67,8 +67,8 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	}
 	transforms.Sweeps(s, all, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.
-	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place.TempDir)
-	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place.TempDir)
+	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place)
+	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place)
 }
 
 // Update deduplicates opt.Input against the index opt.From and writes, in
@@ -135,7 +135,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	m.Settings["first_sweep"] = first
 	cfg.FirstNewDoc = crawl.DocID(len(src.Inputs), 0)
 
-	index, err := readIndex(ctx, opt.From, src)
+	index, err := readIndex(ctx, opt.From, "update", src)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.TempDir = out.TempDir
+	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	cfg.Lanes = lanes(cfg.Lanes)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })

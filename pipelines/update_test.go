@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -331,6 +332,26 @@ func TestLostAndFound(t *testing.T) {
 	more := runUpdate(t, up.dir, filepath.Join(dir, "sweep-2-more.parquet"), cfg)
 	if err := tables.Diff(context.Background(), up.dir, more.dir, tables.LostTable); err != nil {
 		t.Errorf("adding to the latest sweep: %v", err)
+	}
+
+	// An update that writes the lost table alone finds the same rows.
+	lostOnly := cfg
+	lostOnly.Tables = tables.Selection{tables.LostTable}
+	lostDir, work := t.TempDir(), t.TempDir()
+	t.Run("lost only", func(t *testing.T) {
+		t.Chdir(work) // a table left out must not be written anywhere, here included
+		if _, err := Update(context.Background(), UpdateOptions{From: index.dir, Options: Options{Input: filepath.Join(dir, "sweep-2.parquet"), Output: lostDir, Config: lostOnly}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if stray, _ := os.ReadDir(work); len(stray) > 0 {
+		t.Errorf("--tables=lost wrote %s in the working folder", stray[0].Name())
+	}
+	if err := tables.Diff(context.Background(), up.dir, lostDir, tables.LostTable); err != nil {
+		t.Errorf("--tables=lost: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(lostDir, tables.URLsTable)); !os.IsNotExist(err) {
+		t.Errorf("--tables=lost wrote a urls folder (%v)", err)
 	}
 
 	// Recluster keeps the sweeps: the same urls and lost tables.

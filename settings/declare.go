@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/similarity/bloom"
 	"github.com/neardup/neardup/similarity/sketch"
 )
@@ -349,6 +350,13 @@ var Declarations = []*Setting{
 			}
 			r.LinkedOnly = v == "linked"
 			return nil
+		}},
+	{Name: "tables", Group: GroupOutput, Default: "all", Commands: Recluster | Update, Manifest: "tables",
+		Help:     "the tables the run writes: all, or a list of " + strings.Join(tables.Tables, ", ") + "; the others are not made, which saves their time (the rows of those written are the same). update and recluster need docs, pairs, contained, sketches, postings and urls of their --from; query and serve docs, clusters and sketches; report docs, clusters and pairs; export and --dedup-output docs; lost urls and lost",
+		manifest: func(c Config) string { return c.Tables.String() },
+		set: func(r *Run, v string) (err error) {
+			r.Tables, err = tables.ParseSelection(v)
+			return err
 		}},
 	{Name: "overwrite", Group: GroupOutput, Default: "false", Bool: true, Commands: Recluster | Update | Export,
 		Help: "write into an --output folder that holds files other than a neardup output",

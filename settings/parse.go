@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/text/stopword"
 )
@@ -113,6 +115,9 @@ func (r *Run) Resolve(set map[string]bool) error {
 	}
 	if r.DedupOutput == "" && (set["drop"] || set["drop-invalid"] || set["add-columns"] || set["column-prefix"]) {
 		return Usagef("--drop, --drop-invalid, --add-columns and --column-prefix shape the deduplicated crawl: give --dedup-output too")
+	}
+	if missing := r.Tables.Missing(tables.ExportNeeds); r.DedupOutput != "" && len(missing) > 0 {
+		return Usagef("--dedup-output reads the %s table: add it to --tables", strings.Join(missing, ", "))
 	}
 	if set["bloom-bits"] && r.Verification() != VerifyBloom {
 		return Usagef("--bloom-bits goes with --verify=bloom")

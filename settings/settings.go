@@ -24,6 +24,7 @@ import (
 	"github.com/neardup/neardup/features/sitetemplate"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/similarity/bloom"
 	"github.com/neardup/neardup/similarity/sketch"
 )
@@ -81,8 +82,11 @@ type Config struct {
 	// LinkedOnly (--pairs=linked) narrows the pairs table to the linked
 	// pairs, for runs that need no recluster.
 	LinkedOnly bool
-	Keep       keep.Policy // which document of a cluster stands for it
-	Centered   bool        // --clusters=centered: every member meets Policy against its kept document
+	// Tables are the tables the run writes (--tables; nil: all); the
+	// others are not built, and the rows of those written do not change.
+	Tables   tables.Selection
+	Keep     keep.Policy // which document of a cluster stands for it
+	Centered bool        // --clusters=centered: every member meets Policy against its kept document
 	// Components is how phase 4 finds the connected components:
 	// ComponentsSingle or ComponentsDistributed (the launcher resolves
 	// ComponentsAuto), the latter in ComponentRounds rounds.

@@ -120,8 +120,10 @@ func emptyBatch(p int, emit func(int, []byte)) { emit(p, packed.Seal(nil, nil)) 
 // CarryShards copies the shards of one table of an index (shards) into
 // this run's table of that name, unchanged, under their carried names
 // (see IndexTables): an update or a recluster keeps the rows of a table
-// that only grows without rewriting them. The copies go under tempDir.
-func CarryShards(s beam.Scope, shards []Shard, table, tempDir string) {
+// that only grows without rewriting them. The copies go under
+// place.TempDir, when the run writes the table.
+func CarryShards(s beam.Scope, shards []Shard, table string, place Placement) {
+	tempDir := place.shards(table)
 	if tempDir == "" || len(shards) == 0 {
 		return
 	}

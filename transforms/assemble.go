@@ -44,7 +44,7 @@ func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, index Ind
 		meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
 	}
 	joined := beam.CoGroupByKey(s, meta, assignments, stats)
-	files := beam.ParDo(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir, Lanes: place.Lanes}, joined)
+	files := beam.ParDo(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, joined)
 	drain(s, files)
 	return files
 }
@@ -53,6 +53,7 @@ type assembleFn struct {
 	Index      []Shard // the index's docs shards, in an update
 	Partitions int
 	TempDir    string
+	Write      tables.Selection // of docs and clusters, the tables it writes
 	Lanes      int
 	lanes      lanes[func(string)]
 }
@@ -112,14 +113,17 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	n := clusters.Join(docs, asg)
 	clusterRows := clusters.Rows(sts, docs)
 	var files []string
-	if len(docs) > 0 {
+	written := map[string]int64{tables.DocsTable: 0, tables.ClustersTable: 0}
+	if len(docs) > 0 && f.Write.Has(tables.DocsTable) {
+		written[tables.DocsTable] = int64(len(docs))
 		name := store.Join(f.TempDir, tables.DocsTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, docs); err != nil {
 			return nil, nil, err
 		}
 		files = append(files, name)
 	}
-	if len(clusterRows) > 0 {
+	if len(clusterRows) > 0 && f.Write.Has(tables.ClustersTable) {
+		written[tables.ClustersTable] = int64(len(clusterRows))
 		name := store.Join(f.TempDir, tables.ClustersTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, clusterRows); err != nil {
 			return nil, nil, err
@@ -131,8 +135,8 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	// Every docs row passes through here, so the per-status counts of
 	// phase 1 are tallied here too.
 	counts := map[string]int64{
-		"docs": int64(len(docs)), "docs_written": int64(len(docs)), "docs_in_clusters": n.Clustered, "docs_alone": n.Alone,
-		"docs_empty_or_rejected": n.EmptyOrRejected, "clusters_written": int64(len(clusterRows)),
+		"docs": int64(len(docs)), "docs_written": written[tables.DocsTable], "docs_in_clusters": n.Clustered, "docs_alone": n.Alone,
+		"docs_empty_or_rejected": n.EmptyOrRejected, "clusters_written": written[tables.ClustersTable],
 		"docs_ok": 0, "docs_empty": 0, "docs_too_short": 0, "docs_rejected": 0,
 	}
 	for i := range docs {
@@ -146,11 +150,12 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 // document is contained in the other at least at the containment
 // threshold of link's policy, policy.DefaultContained when it has none;
 // none under --pairs=linked with a resemblance-only policy, whose pairs
-// table lacks them) under tempDir. It returns PCollection<string> of the
-// shard files written.
-func WritePairs(s beam.Scope, rows beam.PCollection, link Linking, tempDir string) beam.PCollection {
+// table lacks them) under place.TempDir, of the two those the run writes
+// (place.Write), and the counts of both. It returns PCollection<string> of
+// the shard files written.
+func WritePairs(s beam.Scope, rows beam.PCollection, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("WritePairs")
-	files := beam.ParDo(s, &writePairsFn{Linking: link, TempDir: tempDir}, rows)
+	files := beam.ParDo(s, &writePairsFn{Linking: link, TempDir: place.TempDir, Write: place.Write}, rows)
 	drain(s, files)
 	return files
 }
@@ -158,6 +163,7 @@ func WritePairs(s beam.Scope, rows beam.PCollection, link Linking, tempDir strin
 type writePairsFn struct {
 	Linking Linking // which contained rows there are
 	TempDir string
+	Write   tables.Selection // of pairs and contained, the tables it writes
 }
 
 func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, emit func(string)) error {
@@ -166,14 +172,17 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 	if err != nil {
 		return err
 	}
-	name := store.Join(f.TempDir, tables.PairsTable, tables.ShardName(part))
-	if err := tables.Write(ctx, name, rows); err != nil {
-		return err
+	counts := map[string]int64{"pairs_written": 0, "contained_written": 0}
+	if f.Write.Has(tables.PairsTable) {
+		name := store.Join(f.TempDir, tables.PairsTable, tables.ShardName(part))
+		if err := tables.Write(ctx, name, rows); err != nil {
+			return err
+		}
+		pairsWritten.Inc(ctx, int64(len(rows)))
+		counts["pairs_written"] = int64(len(rows))
+		emit(name)
 	}
-	pairsWritten.Inc(ctx, int64(len(rows)))
-	emit(name)
-	counts := map[string]int64{"pairs_written": int64(len(rows)), "contained_written": 0}
-	if f.Linking.keepsContained() {
+	if f.Linking.keepsContained() && f.Write.Has(tables.ContainedTable) {
 		if contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold()); len(contained) > 0 {
 			name := store.Join(f.TempDir, tables.ContainedTable, tables.ShardName(part))
 			if err := tables.Write(ctx, name, contained); err != nil {

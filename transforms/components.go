@@ -67,7 +67,7 @@ func Components(s beam.Scope, links, copies, ranks, reps beam.PCollection, clu C
 		// partition beside the new ones.
 		reps = beam.Flatten(s, reps, everyPartition(s, parts))
 	}
-	members, clinks := beam.ParDo2(s, &attachFn{FirstNewDoc: up.FirstNewDoc, Index: up.Index.Sketches, Partitions: parts, TempDir: place.TempDir, Lanes: place.Lanes},
+	members, clinks := beam.ParDo2(s, &attachFn{FirstNewDoc: up.FirstNewDoc, Index: up.Index.Sketches, Partitions: parts, TempDir: place.shards(tables.SketchesTable), Lanes: place.Lanes},
 		beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
 	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Clustering: clu, Partitions: parts}, beam.CoGroupByKey(s, members, clinks))
 	if place.TempDir != "" { // tests without an output folder have nowhere to put them
@@ -353,7 +353,7 @@ type attachFn struct {
 	FirstNewDoc    uint64
 	Index          []Shard // the index's sketches shards, in an update
 	Partitions     int
-	TempDir        string
+	TempDir        string // where the sketches shards go ("": nowhere)
 	Lanes          int
 	members, links *batcher // the bundle's
 	lanes          lanes[[2]func(int, []byte)]

@@ -21,6 +21,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/simjoin"
@@ -42,7 +43,8 @@ type Config struct {
 
 // Plumbing is what the launcher works out for a run, beside the user's
 // settings: where shards go, how the work is cut, in an update what the
-// index holds, and the sweeps. None of it changes what is written.
+// index holds, the sweeps, and which tables are written. None of it
+// changes the rows of a table.
 type Plumbing struct {
 	Placement
 	Update
@@ -65,6 +67,19 @@ type Placement struct {
 	// itself on the embedded runner; 1 elsewhere. It never changes what
 	// is written.
 	Lanes int
+	// Write is the tables whose shards the run writes (--tables; nil:
+	// all). The steps that only make a table left out are not built; the
+	// others skip its writing.
+	Write tables.Selection
+}
+
+// shards is where the shards of table go: TempDir, or "" (nowhere, as in
+// the transforms' tests) when the run leaves the table out.
+func (p Placement) shards(table string) string {
+	if !p.Write.Has(table) {
+		return ""
+	}
+	return p.TempDir
 }
 
 // Update is what an update's keyed steps know of its index. The zero

@@ -45,7 +45,7 @@ func ShingleMerge(s beam.Scope, postings beam.PCollection, cand Candidates, up U
 	}
 	grouped := beam.GroupByKey(s, postings)
 	return beam.ParDo2(s, &shingleMergeFn{Candidates: cand, FirstNewDoc: up.FirstNewDoc, Index: up.Index.Postings,
-		Partitions: place.Partitions, TempDir: place.TempDir, Lanes: place.Lanes}, grouped)
+		Partitions: place.Partitions, TempDir: place.shards(tables.PostingsTable), Lanes: place.Lanes}, grouped)
 }
 
 type shingleMergeFn struct {
@@ -53,7 +53,7 @@ type shingleMergeFn struct {
 	FirstNewDoc uint64
 	Index       []Shard // the index's postings shards, in an update
 	Partitions  int
-	TempDir     string
+	TempDir     string // where the postings shards go ("": nowhere)
 	Lanes       int
 	lanes       lanes[[2]func([]byte)]
 }

@@ -53,10 +53,11 @@ type sweepRecord struct {
 // document of its cluster and their resemblance estimated on their
 // sketches (sk). URLs are placed by their fingerprint under seed. In an
 // update (up) the index's urls rows of each partition are read from its
-// urls shards and merged with the new documents'.
+// urls shards and merged with the new documents'. Of the two tables it
+// writes those the run does (place.Write), and nothing without either.
 func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSpan, seed uint64, sk sketch.Spec, up Update, place Placement) {
-	if place.TempDir == "" {
-		return // tests without an output folder
+	if place.TempDir == "" || !place.Write.Any(tables.URLsTable, tables.LostTable) {
+		return // tests without an output folder, or a run without either table
 	}
 	s = s.Scope("Sweeps")
 	parts := place.Partitions
@@ -64,9 +65,9 @@ func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSp
 	if up.on() {
 		seen = beam.Flatten(s, seen, everyPartition(s, parts))
 	}
-	lostMarks := beam.ParDo(s, &urlsFn{SweepSpan: span, Seed: seed, Index: up.Index.URLs, Partitions: parts, TempDir: place.TempDir, Lanes: place.Lanes},
+	lostMarks := beam.ParDo(s, &urlsFn{SweepSpan: span, Seed: seed, Index: up.Index.URLs, Partitions: parts, TempDir: place.shards(tables.URLsTable), Lanes: place.Lanes},
 		beam.GroupByKey(s, seen))
-	if !span.MultiSweep {
+	if !span.MultiSweep || !place.Write.Has(tables.LostTable) {
 		drainKV(s, lostMarks) // none; see drain
 		return
 	}
@@ -163,7 +164,7 @@ type urlsFn struct {
 	Seed       uint64
 	Index      []Shard // the index's urls shards, in an update
 	Partitions int
-	TempDir    string
+	TempDir    string // where the urls shards go ("": nowhere)
 	Lanes      int
 	lanes      lanes[func(int, []byte)]
 }
@@ -229,7 +230,7 @@ func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool)
 			lost[p] = append(lost[p], urlSeen{URL: r.URL, Sweep: r.LastSweep, Doc: r.LastDocID})
 		}
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 || f.TempDir == "" {
 		return lost, nil
 	}
 	return lost, tables.Write(ctx, store.Join(f.TempDir, tables.URLsTable, tables.ShardName(part)), rows)

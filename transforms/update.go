@@ -115,7 +115,7 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, sk sketch.Spec, carry bool, up Update, place Placement) (merged, carried beam.PCollection) {
 	s = s.Scope("IndexPairs")
 	return beam.ParDo2(s, &mergeIndexPairsFn{Sketch: sk, CarryPairs: carry, FirstNewDoc: up.FirstNewDoc, Pairs: up.Index.Pairs, Contained: up.Index.Contained,
-		Partitions: place.Partitions, TempDir: place.TempDir, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, place.Partitions)))
+		Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, place.Partitions)))
 }
 
 type mergeIndexPairsFn struct {
@@ -126,6 +126,7 @@ type mergeIndexPairsFn struct {
 	Pairs, Contained []Shard
 	Partitions       int
 	TempDir          string
+	Write            tables.Selection // of pairs and contained, the tables it copies
 	Lanes            int
 	links            *batcher // the carried links', kept for the bundle (see batcher)
 	lanes            lanes[[2]func(int, []byte)]
@@ -163,10 +164,14 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 				}
 				nLinks, rows, contained = nLinks+int64(len(c.links)), rows+c.rows, contained+c.contained
 			}
+			written := rows
+			if !f.Write.Has(tables.PairsTable) {
+				written = 0
+			}
 			containedWritten.Inc(ctx, contained)
-			pairsWritten.Inc(ctx, rows)
+			pairsWritten.Inc(ctx, written)
 			counts := countLinks(ctx, nLinks, 0, rows)
-			counts["pairs_written"], counts["contained_written"] = rows, contained
+			counts["pairs_written"], counts["contained_written"] = written, contained
 			return writeKeyTally(ctx, f.TempDir, "carried", part, counts)
 		}, err
 	})
@@ -264,15 +269,21 @@ func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountI
 }
 
 // carry copies the stored pairs shard sh, all of whose rows stay, and its
-// contained shard, into the output as they are, and returns the links
+// contained shard, into the output as they are (those of the two the run
+// writes), and returns the links
 // among its rows, for phase 4, and its counts.
 func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair) (carriedShard, error) {
 	var c carriedShard
 	name := sh.CarriedName
-	if err := store.Copy(ctx, sh.Path, store.Join(f.TempDir, tables.PairsTable, name)); err != nil {
-		return c, err
+	if f.Write.Has(tables.PairsTable) {
+		if err := store.Copy(ctx, sh.Path, store.Join(f.TempDir, tables.PairsTable, name)); err != nil {
+			return c, err
+		}
 	}
 	for _, cs := range f.Contained {
+		if !f.Write.Has(tables.ContainedTable) {
+			break
+		}
 		if path.Base(cs.Path) != path.Base(sh.Path) {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -135,4 +136,34 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// growCorpus makes, under crawls, a crawl of mb MB of real text grown
+// from the corpora with edited copies (scripts/growcorpus: near-duplicates
+// and joins of two rows, so that about half survives deduplication), or
+// finds the one an earlier bench made, and returns it as a corpus. The
+// output of growcorpus is a function of its flags, so a crawl made once
+// is the same crawl.
+func growCorpus(root, crawls string, mb float64) (corpus, error) {
+	data := filepath.Join(root, corpusDir)
+	if fi, err := os.Stat(data); err != nil || !fi.IsDir() {
+		return corpus{}, fmt.Errorf("%s (%s relative to the module root) is not there: there is no real text to grow", data, corpusDir)
+	}
+	name := fmt.Sprintf("grown-%gMB", mb)
+	dir := filepath.Join(crawls, name)
+	c := corpus{name: name, path: filepath.Join(dir, "*.parquet")}
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return c, nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return c, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: growing %g MB of real text into %s\n", mb, dir)
+	cmd := exec.Command("go", "run", "./scripts/growcorpus", "-data", data, "-out", dir, "-mb", fmt.Sprint(mb))
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return c, fmt.Errorf("scripts/growcorpus: %w", err)
+	}
+	return c, os.WriteFile(done, nil, 0o644)
 }

@@ -11,6 +11,7 @@
 //	go run ./cmd/bench --sizes 10000,100000,1000000 --out /tmp/neardup-crawls --repeat 2
 //	go run ./cmd/bench --sizes 10000 --text unicode --corpora deb-copyright,multilingual-docs
 //	go run ./cmd/bench --sizes none          # the real corpora only
+//	go run ./cmd/bench --sizes 300000,1500000 --text unicode --corpora none --out /tmp/bc   # 1 and 5 GB of text
 //
 // Run it from the module root: it builds ./cmd/runner. Flags:
 //
@@ -26,6 +27,11 @@
 //     (default) takes every one that is there, and says so in one line when
 //     the folder is absent. A corpus's documents are its rows and its text
 //     MB the bytes of the text (or HTML) column the runs read.
+//   - --grown MB,...: real text grown from the corpora with edited copies
+//     (scripts/growcorpus), measured like a corpus; kept under --out.
+//     Mind that its 75 MB of rows are copied, 14 times for a gigabyte,
+//     so its candidate pairs grow with the square of the copies.
+//   - --runner-args: more flags for every pipeline run ("--tables=docs").
 //   - --out (crawls, reused when already generated; default a temporary
 //     folder), --floor (run the reference, default true), --keep (keep the
 //     temporary folder), --seed, --repeat (keep the fastest of N runs),
@@ -60,6 +66,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -317,6 +324,8 @@ func benchMain(args []string) error {
 	repeat := fs.Int("repeat", 1, "run the pipeline and the floor this many times per size and keep the fastest run")
 	compsFlag := fs.String("components", "auto", "the pipeline's --components: auto, single or distributed")
 	profDir := fs.String("profile", "", "also write CPU profiles of the floor and of the in-process pipeline for every size into this folder (extra, unmeasured runs)")
+	grownFlag := fs.String("grown", "none", "comma-separated MB of real text grown from the corpora with edited copies (scripts/growcorpus; 1000,5000 for the 1 and 5 GB runs), kept under --out; none for none")
+	runnerArgs := fs.String("runner-args", "", "more flags for every pipeline run, space-separated (--tables=docs, --memory-limit=off)")
 	fs.Parse(args)
 	if err := checkTextMode(*textFlag); err != nil {
 		return fmt.Errorf("--text: %w", err)
@@ -327,11 +336,23 @@ func benchMain(args []string) error {
 			continue
 		}
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000000 {
-			return fmt.Errorf("--sizes: %q is not a document count in 1..1000000", s)
+		if err != nil || n < 1 || n > 2000000 {
+			return fmt.Errorf("--sizes: %q is not a document count in 1..2000000", s)
 		}
 		sizes = append(sizes, n)
 	}
+	var grown []float64
+	for _, s := range strings.Split(*grownFlag, ",") {
+		if s = strings.TrimSpace(s); s == "" || s == "none" {
+			continue
+		}
+		mb, err := strconv.ParseFloat(s, 64)
+		if err != nil || mb <= 0 {
+			return fmt.Errorf("--grown: %q is not a size in MB", s)
+		}
+		grown = append(grown, mb)
+	}
+	extra := strings.Fields(*runnerArgs)
 	tmp, err := os.MkdirTemp("", "neardup-bench-")
 	if err != nil {
 		return err
@@ -362,6 +383,13 @@ func benchMain(args []string) error {
 	if corporaNote != "" {
 		fmt.Fprintln(os.Stderr, "bench:", corporaNote)
 	}
+	for _, mb := range grown {
+		c, err := growCorpus(root, crawls, mb)
+		if err != nil {
+			return fmt.Errorf("--grown: %w", err)
+		}
+		corpora = append(corpora, c)
+	}
 	if len(sizes) == 0 && len(corpora) == 0 {
 		return errors.New("nothing to run: no --sizes and no corpora")
 	}
@@ -386,7 +414,7 @@ func benchMain(args []string) error {
 	// profiles with --profile; it returns the pipeline's run and the first
 	// pass's seconds, and adds the runs and any warning.
 	measureTarget := func(t target) (br run, seconds float64, rss float64, err error) {
-		br, first, err := bestOf(*repeat, func(i int) (run, error) { return t.pipeline(runnerBin, *compsFlag, i) })
+		br, first, err := bestOf(*repeat, func(i int) (run, error) { return t.pipeline(runnerBin, *compsFlag, extra, i) })
 		if err != nil {
 			return br, 0, 0, err
 		}
@@ -541,12 +569,12 @@ func bestOf(n int, fn func(i int) (run, error)) (best run, first float64, err er
 }
 
 // pipeline runs cmd/runner with its default flags (and the target's
-// column flags) on the crawl.
-func (t target) pipeline(runnerBin, comps string, i int) (run, error) {
+// column flags, and extra) on the crawl.
+func (t target) pipeline(runnerBin, comps string, extra []string, i int) (run, error) {
 	out := filepath.Join(t.tmp, fmt.Sprintf("out-%s-beam", t.key))
 	defer os.RemoveAll(out)
 	fmt.Fprintf(os.Stderr, "bench: %s: running the pipeline\n", t.label())
-	args := append([]string{"--input", t.glob, "--output", out, "--components", comps}, t.columnArgs()...)
+	args := slices.Concat([]string{"--input", t.glob, "--output", out, "--components", comps}, t.columnArgs(), extra)
 	u, err := measure(runnerBin, args, filepath.Join(t.tmp, fmt.Sprintf("runner-%s-%d.log", t.key, i)))
 	if err != nil {
 		return run{}, err
@@ -796,12 +824,12 @@ func group(n int64) string {
 	return s
 }
 
-const tableHeader = "| crawl | documents | text MB | runner | wall s | MB/s | CPU s | time per phase, s (wall/busy) | peak RSS MB | elements shuffled (total · biggest stream) | clusters · linked pairs |\n" +
-	"|---|---:|---:|---|---:|---:|---:|---|---:|---|---:|"
+const tableHeader = "| crawl | documents | text MB | runner | wall s | MB/s | CPU s | time per phase, s (wall/busy) | peak RSS MB | RSS per text byte | elements shuffled (total · biggest stream) | clusters · linked pairs |\n" +
+	"|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|---:|"
 
 func (r run) row() string {
-	return fmt.Sprintf("| %s | %s | %.1f | %s | %.1f | %.1f | %.1f | %s | %.0f | %s | %s · %s |",
-		r.crawl, group(int64(r.docs)), r.textMB, r.runner, r.wall, r.textMB/r.wall, r.cpu, r.phases, r.rssMB, r.shuffled, group(r.clusters), group(r.links))
+	return fmt.Sprintf("| %s | %s | %.1f | %s | %.1f | %.1f | %.1f | %s | %.0f | %.2f | %s | %s · %s |",
+		r.crawl, group(int64(r.docs)), r.textMB, r.runner, r.wall, r.textMB/r.wall, r.cpu, r.phases, r.rssMB, r.rssMB/r.textMB, r.shuffled, group(r.clusters), group(r.links))
 }
 
 // summary compares the pipeline with the floor on each crawl, and each
@@ -822,7 +850,8 @@ func summary(runs []run) []string {
 	var parts []string
 	for _, b := range runs {
 		if fl, ok := floorOf[b.name()]; ok && b.runner == runnerBeam {
-			parts = append(parts, fmt.Sprintf("%s %.2fx (CPU %.2fx, RSS %.1fx)", b.name(), b.wall/fl.wall, b.cpu/fl.cpu, b.rssMB/fl.rssMB))
+			parts = append(parts, fmt.Sprintf("%s %.2fx (CPU %.2fx, RSS %.1fx; %.2f against %.2f bytes of RSS per byte of text)",
+				b.name(), b.wall/fl.wall, b.cpu/fl.cpu, b.rssMB/fl.rssMB, b.rssMB/b.textMB, fl.rssMB/fl.textMB))
 		}
 	}
 	if len(parts) > 0 {

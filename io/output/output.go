@@ -41,6 +41,10 @@ const TempRoot = "_temporary"
 type Dir struct {
 	Path    string
 	TempDir string // where the pipeline writes its shards
+	// Tables are the tables the run writes (--tables; nil: all). Publish
+	// removes an earlier run's shards of the others, so that no table of
+	// another run stays beside this one's.
+	Tables tables.Selection
 }
 
 // Prepare readies dir for a run: it removes a previous run's _SUCCESS, so
@@ -107,8 +111,9 @@ func Seal(ctx context.Context, dir, manifest string, m any) error {
 	return store.WriteFile(ctx, store.Join(dir, SuccessMarker), nil)
 }
 
-// Publish moves the shards of every table into place, replacing the old
-// tables, then writes the manifest and the success marker.
+// Publish moves the shards of every table the run writes into place,
+// replacing the old tables (and removing those of the tables it does not
+// write), then writes the manifest and the success marker.
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	bad, err := store.List(ctx, store.Join(d.TempDir, BadFilesDir, "*.json"))
 	if err != nil {
@@ -141,6 +146,15 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		shards, err := store.List(ctx, store.Join(d.TempDir, table, "*.parquet"))
 		if err != nil {
 			return err
+		}
+		if !d.Tables.Has(table) {
+			if len(shards) > 0 { // a writer that did not heed --tables
+				return fmt.Errorf("the run wrote %s, which --tables=%s leaves out", shards[0], d.Tables)
+			}
+			if err := store.RemoveAll(ctx, store.Join(d.Path, table)); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(shards) == 0 {
 			// An empty table still gets a file, so readers that glob the
@@ -417,6 +431,27 @@ func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", store.Join(dir, ManifestFile), err)
 	}
 	return &m, nil
+}
+
+// Needs checks that the output in dir, whose manifest m is, holds every
+// table of need, which what (a command: "update", "query") reads. An
+// output written with --tables may leave some out; the error says which
+// and how to get them.
+func (m *Manifest) Needs(dir, what string, need tables.Selection) error {
+	var missing []string
+	for _, t := range need {
+		if len(m.Tables[t]) == 0 {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if written := m.Settings["tables"]; written != "" && written != "all" {
+		return fmt.Errorf("%s has no %s table: it was written with --tables=%s, and %s needs %s; rerun with --tables=all (or a list holding them)",
+			dir, strings.Join(missing, ", "), written, what, need)
+	}
+	return fmt.Errorf("%s has no %s table (an output of an earlier neardup): rerun the full pipeline to %s it", dir, strings.Join(missing, ", "), what)
 }
 
 // Finish records the wall time since start.

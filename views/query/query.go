@@ -56,7 +56,8 @@ type Index struct {
 
 // Open loads the output in dir. It refuses a folder without _SUCCESS, an
 // output written by another fingerprint version, and one without the
-// sketches table (written before it existed: rerun the pipeline).
+// tables it reads (tables.QueryNeeds: written with --tables, or before
+// the sketches table existed).
 func Open(ctx context.Context, dir string) (*Index, error) {
 	m, err := output.ReadManifest(ctx, dir)
 	if err != nil {
@@ -66,8 +67,8 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if len(m.Tables[tables.SketchesTable]) == 0 && m.Counts["docs_ok"] > 0 {
-		return nil, fmt.Errorf("%s has no sketches table (it was written by an earlier neardup): rerun the pipeline to query it", dir)
+	if err := m.Needs(dir, "query", tables.QueryNeeds); err != nil {
+		return nil, err
 	}
 	ix := &Index{Dir: dir, Manifest: m, cfg: cfg, byURL: map[string][]int32{}, byCluster: map[int64][]int32{},
 		clusters: map[int64]tables.Cluster{}, repOf: map[int64]int32{}, copies: map[int64][]int32{}}

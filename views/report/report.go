@@ -66,6 +66,9 @@ func Write(ctx context.Context, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := m.Needs(dir, "report", tables.ReportNeeds); err != nil {
+		return err
+	}
 	clusters, err := readClusters(ctx, dir)
 	if err != nil {
 		return err

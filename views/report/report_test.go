@@ -481,12 +481,17 @@ func writeOutput(tb testing.TB, dir string, m *output.Manifest, docs []tables.Do
 			tb.Fatal(err)
 		}
 	}
+	m.Tables = map[string][]string{} // as Publish lists them
+	shard := func(table string, i int) string {
+		m.Tables[table] = append(m.Tables[table], table+"/"+tables.ShardName(i))
+		return filepath.Join(dir, table, tables.ShardName(i))
+	}
 	for i := range shards {
 		lo, hi := i*len(docs)/shards, (i+1)*len(docs)/shards
-		check(tables.Write(ctx, filepath.Join(dir, tables.DocsTable, tables.ShardName(i)), docs[lo:hi]))
+		check(tables.Write(ctx, shard(tables.DocsTable, i), docs[lo:hi]))
 	}
-	check(tables.Write(ctx, filepath.Join(dir, tables.ClustersTable, tables.ShardName(0)), clusters))
-	check(tables.Write(ctx, filepath.Join(dir, tables.PairsTable, tables.ShardName(0)), pairs))
+	check(tables.Write(ctx, shard(tables.ClustersTable, 0), clusters))
+	check(tables.Write(ctx, shard(tables.PairsTable, 0), pairs))
 	j, err := json.Marshal(m)
 	check(err)
 	check(os.WriteFile(filepath.Join(dir, output.ManifestFile), j, 0o644))
