@@ -70,6 +70,17 @@ func checkFits(ctx context.Context, m *output.Manifest, files []string, cols cra
 	return rows
 }
 
+// followLiveHeap, on the embedded runner under --memory-limit=auto, keeps
+// the soft limit a little above the live heap, from the estimate for
+// textBytes of text up (memlimit.Follow); the returned func ends it and
+// returns the highest limit set (0 when it did not follow).
+func followLiveHeap(textBytes int64) (stop func() int64) {
+	if !embeddedRunner() {
+		return func() int64 { return 0 }
+	}
+	return memlimit.Follow(neededBytes(textBytes))
+}
+
 // embeddedRunner reports whether the pipeline runs on the embedded Prism
 // runner, which holds every shuffle in this process.
 func embeddedRunner() bool {

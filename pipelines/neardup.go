@@ -127,7 +127,9 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	stop := w.start(start)
+	unfollow := followLiveHeap(m.InputTextBytes)
 	res, err := beamx.RunWithMetrics(ctx, p)
+	m.MemoryLimit.HighestBytes = unfollow()
 	stop()
 	if err != nil {
 		return nil, pipelineError(err)

@@ -1,8 +1,11 @@
 package memlimit
 
 import (
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSize(t *testing.T) {
@@ -83,5 +86,69 @@ func TestReadFormats(t *testing.T) {
 		if got := CgroupBytes([]byte(c.in)); got != c.want {
 			t.Errorf("CgroupBytes(%q) = %d, want %d", c.in, got, c.want)
 		}
+	}
+}
+
+func TestTarget(t *testing.T) {
+	const gb = 1_000_000_000
+	for _, c := range []struct{ live, floor, ceiling, want int64 }{
+		{0, 4 * gb, 19 * gb, 4 * gb},                 // nothing live yet: the estimate
+		{3 * gb, 4 * gb, 19 * gb, 4 * gb},            // 3.75 GB is under the estimate
+		{8 * gb, 4 * gb, 19 * gb, 10 * gb},           // a quarter above what is live
+		{16 * gb, 4 * gb, 19 * gb, 19 * gb},          // never above auto's share
+		{1 * gb, 6 * gb, 5 * gb, 5 * gb},             // an estimate above the share: the share
+		{400_000_000, 0, 19 * gb, 500_000_000},       // no estimate
+		{2 * gb, 4 * gb, 19 * gb, 4 * gb},            // under the floor
+		{3_300_000_000, 4 * gb, 19 * gb, 4125e6},     // just over it
+		{7_999_999_999, 4 * gb, 19 * gb, 9999999998}, // rounding down
+	} {
+		if got := Target(c.live, c.floor, c.ceiling); got != c.want {
+			t.Errorf("Target(%d, %d, %d) = %d, want %d", c.live, c.floor, c.ceiling, got, c.want)
+		}
+	}
+}
+
+// TestFollow: under auto, Follow sets the estimate, raises the limit when
+// the live heap outgrows it, and restores auto's limit when stopped;
+// under a size it leaves the limit alone.
+func TestFollow(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	if _, err := Apply("auto"); err != nil {
+		t.Fatal(err)
+	}
+	ceiling := debug.SetMemoryLimit(-1)
+	const floor = 64 << 20
+	if ceiling < 4*floor {
+		t.Skipf("auto's limit is %d bytes here, too little to see the limit follow", ceiling)
+	}
+	stop := Follow(floor)
+	if got := debug.SetMemoryLimit(-1); got < floor || got > floor+floor/2 {
+		t.Errorf("limit %d right after Follow, want the estimate %d (or a little more)", got, floor)
+	}
+	held := make([]byte, 4*floor) // live: the limit must rise above it
+	for i := range held {
+		held[i] = byte(i)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) < int64(len(held)) && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got < int64(len(held)) {
+		t.Errorf("limit %d with %d bytes live, want it above them", got, len(held))
+	}
+	runtime.KeepAlive(held)
+	if highest := stop(); highest < int64(len(held)) {
+		t.Errorf("stop reported %d as the highest limit, want at least %d", highest, len(held))
+	}
+	if got := debug.SetMemoryLimit(-1); got != ceiling {
+		t.Errorf("limit %d after stop, want auto's %d back", got, ceiling)
+	}
+
+	if _, err := Apply("3GiB"); err != nil {
+		t.Fatal(err)
+	}
+	if highest := Follow(floor)(); highest != 0 || debug.SetMemoryLimit(-1) != 3<<30 {
+		t.Errorf("under --memory-limit=3GiB Follow set %d, limit now %d; want neither changed", highest, debug.SetMemoryLimit(-1))
 	}
 }

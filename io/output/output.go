@@ -385,6 +385,10 @@ type Manifest struct {
 type MemoryLimit struct {
 	Bytes int64  `json:"bytes"`
 	From  string `json:"from"`
+	// HighestBytes, when auto's limit followed the live heap of an
+	// embedded run (memlimit.Follow), is the highest it was set to; Bytes
+	// is then the most it could have been.
+	HighestBytes int64 `json:"highest_bytes,omitempty"`
 }
 
 // NewManifest starts the manifest of a run with the given flags.
