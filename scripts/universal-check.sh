@@ -61,6 +61,12 @@ input='testdata/crawl/*.parquet'
 "$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/embedded-templates" --template-shingles=auto --beam_strict \
   2> "$work/embedded-templates.log" || { tail -30 "$work/embedded-templates.log"; exit 1; }
 "$work/tablediff" "$work/universal-templates" "$work/embedded-templates"
+# A run writing some tables only (--tables: the steps of the others not
+# built) through the job server: those tables as the embedded full run's.
+"$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/universal-tables" --tables=docs,clusters,urls \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal-tables.log" || { tail -30 "$work/universal-tables.log"; exit 1; }
+"$work/tablediff" "$work/universal-tables" "$work/embedded" docs clusters urls
 # An update (the index's tables read back, the new half sketched) through
 # the job server: the same tables as the embedded full run over both halves.
 "$work/runner" --sweep-date=2026-01-01 --input 'testdata/crawl/part-0000[01].parquet' --output "$work/index" --beam_strict \
