@@ -437,7 +437,7 @@ var Declarations = []*Setting{
 			return nil
 		}},
 	{Name: "memory-limit", Group: GroupRunner, Default: memlimit.Auto, Commands: Recluster | Update | Export,
-		Help: "the Go heap's soft limit, set at start: auto (80% of the memory the machine, or its cgroup, has free), off, or a size such as 6GiB; GOMEMLIMIT, when set, wins. It covers the embedded runner's workers, which run in this process; a cluster runner's worker processes take auto from their own machine. The run may still take more when its live data needs it; the manifest records the limit",
+		Help: "the Go heap's soft limit, set at start: auto (at most 80% of the memory the machine, or its cgroup, has free; on the embedded runner it starts at the run's estimated need and follows the live heap, a quarter above it), off, or a size such as 6GiB; GOMEMLIMIT, when set, wins. It covers the embedded runner's workers, which run in this process; a cluster runner's worker processes take auto from their own machine. The run may still take more when its live data needs it; the manifest records the limit",
 		set: func(r *Run, v string) error {
 			if err := memlimit.ParseValue(v); err != nil {
 				return err
