@@ -93,6 +93,12 @@ func TestTablesSelection(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "--tables="+c.sel.String()) || !strings.Contains(err.Error(), "no "+strings.Join(missing, ", ")+" table") {
 				t.Errorf("recluster from it: %v; want an error naming %v and --tables=%s", err, missing, c.sel)
 			}
+			// update says so before it looks at its input (the sample,
+			// which is in the index).
+			_, err = Update(ctx, UpdateOptions{From: dir, Options: Options{Input: sampleGlob, Output: t.TempDir(), Config: defaultConfig()}})
+			if err == nil || !strings.Contains(err.Error(), "no "+strings.Join(missing, ", ")+" table") {
+				t.Errorf("update from it: %v; want an error naming %v", err, missing)
+			}
 			_, err = query.Open(ctx, dir)
 			if missing := c.sel.Missing(tables.QueryNeeds); err == nil || !strings.Contains(err.Error(), "no "+strings.Join(missing, ", ")+" table") {
 				t.Errorf("query.Open: %v; want an error naming %v", err, missing)

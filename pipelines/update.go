@@ -88,6 +88,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("update writes a new output folder; --output must differ from --from")
 	}
+	if err := src.Needs(opt.From, "update", tables.IndexNeeds); err != nil {
+		return nil, err // an index written with --tables: say so before anything else
+	}
 	files, err := store.Match(ctx, opt.Input)
 	if err != nil {
 		return nil, err
