@@ -122,7 +122,10 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if strings.TrimSuffix(opt.From, "/") == strings.TrimSuffix(opt.Output, "/") {
 		return nil, fmt.Errorf("recluster writes a new output folder; --output must differ from --from")
 	}
-	index, err := readIndex(ctx, opt.From, "recluster", src)
+	if err := src.Needs(opt.From, "recluster", tables.IndexNeeds); err != nil {
+		return nil, err
+	}
+	index, err := readIndex(ctx, opt.From, src)
 	if err != nil {
 		return nil, err
 	}
@@ -180,12 +183,10 @@ type indexShards struct {
 }
 
 // readIndex lists the docs, pairs and sketches shards of the finished
-// output dir, whose manifest is src.
-func readIndex(ctx context.Context, dir, what string, src *output.Manifest) (indexShards, error) {
+// output dir, whose manifest is src and lists them (its callers check
+// src.Needs(dir, ..., tables.IndexNeeds) first).
+func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShards, error) {
 	var index indexShards
-	if err := src.Needs(dir, what, tables.IndexNeeds); err != nil {
-		return index, err
-	}
 	for i, in := range src.Inputs {
 		index.inputs = append(index.inputs, transforms.InputFile{Index: i, Path: in.Path})
 	}
@@ -195,10 +196,7 @@ func readIndex(ctx context.Context, dir, what string, src *output.Manifest) (ind
 	}{{tables.DocsTable, &index.docs}, {tables.PairsTable, &index.pairs}, {tables.SketchesTable, &index.sketches}, {tables.PostingsTable, &index.postings}, {tables.URLsTable, &index.urls}, {tables.ContainedTable, &index.contained}} {
 		shards, err := store.List(ctx, store.Join(dir, t.name, "*.parquet"))
 		if err == nil && len(shards) == 0 {
-			err = fmt.Errorf("%s has no %s table", dir, t.name)
-			if t.name == tables.SketchesTable || t.name == tables.PostingsTable {
-				err = fmt.Errorf("%w (an output of an earlier neardup: rerun the full pipeline)", err)
-			}
+			err = fmt.Errorf("%s has no %s table, though its manifest lists it", dir, t.name)
 		}
 		if err != nil {
 			return index, err

@@ -138,7 +138,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	m.Settings["first_sweep"] = first
 	cfg.FirstNewDoc = crawl.DocID(len(src.Inputs), 0)
 
-	index, err := readIndex(ctx, opt.From, "update", src)
+	index, err := readIndex(ctx, opt.From, src)
 	if err != nil {
 		return nil, err
 	}

@@ -113,9 +113,9 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	n := clusters.Join(docs, asg)
 	clusterRows := clusters.Rows(sts, docs)
 	var files []string
-	written := map[string]int64{tables.DocsTable: 0, tables.ClustersTable: 0}
+	var docsWritten, clustersWritten int64 // 0 for a table the run leaves out
 	if len(docs) > 0 && f.Write.Has(tables.DocsTable) {
-		written[tables.DocsTable] = int64(len(docs))
+		docsWritten = int64(len(docs))
 		name := store.Join(f.TempDir, tables.DocsTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, docs); err != nil {
 			return nil, nil, err
@@ -123,7 +123,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 		files = append(files, name)
 	}
 	if len(clusterRows) > 0 && f.Write.Has(tables.ClustersTable) {
-		written[tables.ClustersTable] = int64(len(clusterRows))
+		clustersWritten = int64(len(clusterRows))
 		name := store.Join(f.TempDir, tables.ClustersTable, tables.ShardName(part))
 		if err := tables.Write(ctx, name, clusterRows); err != nil {
 			return nil, nil, err
@@ -135,8 +135,8 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	// Every docs row passes through here, so the per-status counts of
 	// phase 1 are tallied here too.
 	counts := map[string]int64{
-		"docs": int64(len(docs)), "docs_written": written[tables.DocsTable], "docs_in_clusters": n.Clustered, "docs_alone": n.Alone,
-		"docs_empty_or_rejected": n.EmptyOrRejected, "clusters_written": written[tables.ClustersTable],
+		"docs": int64(len(docs)), "docs_written": docsWritten, "docs_in_clusters": n.Clustered, "docs_alone": n.Alone,
+		"docs_empty_or_rejected": n.EmptyOrRejected, "clusters_written": clustersWritten,
 		"docs_ok": 0, "docs_empty": 0, "docs_too_short": 0, "docs_rejected": 0,
 	}
 	for i := range docs {

@@ -270,8 +270,8 @@ func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountI
 
 // carry copies the stored pairs shard sh, all of whose rows stay, and its
 // contained shard, into the output as they are (those of the two the run
-// writes), and returns the links
-// among its rows, for phase 4, and its counts.
+// writes), and returns the links among its rows, for phase 4, and its
+// counts.
 func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.Pair) (carriedShard, error) {
 	var c carriedShard
 	name := sh.CarriedName
@@ -280,24 +280,23 @@ func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.P
 			return c, err
 		}
 	}
-	for _, cs := range f.Contained {
-		if !f.Write.Has(tables.ContainedTable) {
-			break
+	if f.Write.Has(tables.ContainedTable) {
+		for _, cs := range f.Contained {
+			if path.Base(cs.Path) != path.Base(sh.Path) {
+				continue
+			}
+			n, err := tables.NumRows(ctx, cs.Path)
+			if err != nil {
+				return c, err
+			}
+			if n == 0 {
+				break // the empty shard of a table without rows
+			}
+			if err := store.Copy(ctx, cs.Path, store.Join(f.TempDir, tables.ContainedTable, name)); err != nil {
+				return c, err
+			}
+			c.contained = n
 		}
-		if path.Base(cs.Path) != path.Base(sh.Path) {
-			continue
-		}
-		n, err := tables.NumRows(ctx, cs.Path)
-		if err != nil {
-			return c, err
-		}
-		if n == 0 {
-			break // the empty shard of a table without rows
-		}
-		if err := store.Copy(ctx, cs.Path, store.Join(f.TempDir, tables.ContainedTable, name)); err != nil {
-			return c, err
-		}
-		c.contained = n
 	}
 	for _, r := range rows {
 		if r.Linked {
