@@ -73,6 +73,11 @@ func TestKeepPolicies(t *testing.T) {
 		keep.ShortestURL:     "strlen(d.url) ASC NULLS LAST, d.doc_id",
 		"max:language_score": "s.language_score DESC NULLS LAST, d.doc_id",
 		"min:language_score": "s.language_score ASC NULLS LAST, d.doc_id",
+		// Lists: each rule breaks the ties of the one before. A static URL
+		// has no query string (before any fragment); a host ends in .uk
+		// at a label boundary.
+		"static-url,shortest-url":            `regexp_matches(d.url, '^[^#]*[?]') ASC NULLS LAST, strlen(d.url) ASC NULLS LAST, d.doc_id`,
+		"host-suffix:.uk,max:language_score": `regexp_matches(lower(d.url), '^[a-z]+://([^/:]*[.])?uk([:/]|$)') DESC NULLS LAST, s.language_score DESC NULLS LAST, d.doc_id`,
 	}
 	for spec, by := range order {
 		t.Run(spec, func(t *testing.T) {
@@ -81,7 +86,7 @@ func TestKeepPolicies(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := defaultConfig()
-			cfg.Keep, cfg.Columns.Score = p, p.Column
+			cfg.Keep, cfg.Columns.Score = p, p.NeedsColumn()
 			r := run(t, input, cfg)
 			checkInvariants(t, r, len(base.docs))
 			if r.manifest.Settings["keep"] != spec {

@@ -68,8 +68,8 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 func indexDocs(s beam.Scope, index indexShards, cfg transforms.Config) (meta, copies, ranks beam.PCollection) {
 	meta, copies, ranks = transforms.ReadDocs(s, index.docs, cfg.Keep, cfg.SweepSpan, cfg.Update, cfg.Placement)
 	if cfg.Keep.NeedsColumn() != "" {
-		ranks = transforms.ScoreRanks(s, index.inputs, cfg.Keep, cfg.Partitions)
-		copies = transforms.RankCopies(s, copies, ranks, cfg.Partitions)
+		scores := transforms.ScoreRanks(s, index.inputs, cfg.Keep, cfg.Partitions)
+		copies, ranks = transforms.RankByColumn(s, copies, ranks, scores, cfg.Partitions)
 	}
 	return meta, copies, ranks
 }

@@ -132,17 +132,19 @@ func TestReclusterRefusesWhatItCannotDoExactly(t *testing.T) {
 
 // TestReclusterKeeps: recluster with --keep gives the tables of a full run
 // with it, ranking by an input column too (read from the first run's
-// inputs), and names a rank column the inputs lack.
+// inputs; in a list, joined with the rules the docs table ranks by), and
+// names a rank column the inputs lack.
 func TestReclusterKeeps(t *testing.T) {
 	const input = "../testdata/crawl/*.parquet"
 	base := run(t, input, defaultConfig())
-	for _, spec := range []string{"longest", "earliest", "shortest-url", "max:language_score", "min:language_score"} {
+	for _, spec := range []string{"longest", "earliest", "shortest-url", "max:language_score", "min:language_score",
+		"static-url,max:language_score,shortest-url", "host-suffix:.uk,longest"} {
 		kp, err := keep.Parse(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := defaultConfig()
-		cfg.Keep, cfg.Columns.Score = kp, kp.Column
+		cfg.Keep, cfg.Columns.Score = kp, kp.NeedsColumn()
 		full := run(t, input, cfg)
 		dir := t.TempDir()
 		m, err := Recluster(context.Background(), ReclusterOptions{From: base.dir, Output: dir, Policy: policy.Default, Keep: kp})

@@ -109,7 +109,12 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		// inputs for its documents.
 		{"keep by column", func(c *transforms.Config) {
 			c.Keep, _ = keep.Parse("max:language_score")
-			c.Columns.Score = c.Keep.Column
+			c.Columns.Score = c.Keep.NeedsColumn()
+		}, true, nil},
+		// A list of rules: the docs table's and the inputs' joined.
+		{"keep by a list", func(c *transforms.Config) {
+			c.Keep, _ = keep.Parse("host-suffix:.uk,max:language_score,shortest-url")
+			c.Columns.Score = c.Keep.NeedsColumn()
 		}, true, nil},
 		// The uncertain pairs verified: the index's documents are read
 		// again from its inputs for the new pairs and the index's own

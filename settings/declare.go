@@ -298,7 +298,7 @@ var Declarations = []*Setting{
 			return err
 		}},
 	{Name: "keep", Group: GroupClustering, Default: keep.Policy{}.String(), Commands: Recluster | Update, Manifest: "keep",
-		Help:     "the document each cluster keeps: smallest-id, longest (most canonical tokens), earliest or latest (by --date-column), shortest-url, max:COLUMN or min:COLUMN (a numeric input column, such as a quality score); ties go to the smallest doc ID",
+		Help:     "the document each cluster keeps, by a comma-separated list of rules, each breaking the ties of the one before: longest (most canonical tokens), earliest or latest (by --date-column), shortest-url, static-url (no query string or session parameter), host-suffix:S (a host ending in S, such as .uk), max:COLUMN or min:COLUMN (a numeric input column, such as a popularity score; one per list); smallest-id alone keeps Broder's representative; the last ties go to the smallest doc ID. Example: max:popularity,static-url,shortest-url",
 		manifest: func(c Config) string { return c.Keep.String() },
 		set: func(r *Run, v string) (err error) {
 			r.Keep, err = keep.Parse(v)

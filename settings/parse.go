@@ -147,7 +147,7 @@ func (r *Run) Resolve(set map[string]bool) error {
 		r.Templates.Share, r.Templates.MinPages = r.templateShare, r.templatePages
 	}
 	r.Columns.URLRequired, r.Columns.IDRequired, r.Columns.DateRequired = set["url-column"], set["id-column"], set["date-column"]
-	r.Columns.Score = r.Keep.Column
+	r.Columns.Score = r.Keep.NeedsColumn()
 	return r.Validate()
 }
 

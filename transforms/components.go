@@ -407,7 +407,7 @@ func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copi
 	if err != nil {
 		return nil, nil, err
 	}
-	ranks, err := decodeBatches(ranksIt, packed.AppendArcs)
+	ranks, err := decodeBatches(ranksIt, packed.AppendDocRanks)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -20,7 +19,7 @@ func init() {
 	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
 	register.DoFn6x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readDocsFn{})
 	register.DoFn3x1[context.Context, InputFile, func(int, []byte), error](&scoreRanksFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&rankCopiesFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&rankByColumnFn{})
 }
 
 // Relink redoes the linking of phase 4 from a stored pairs table, for
@@ -98,10 +97,11 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 // Sketch returns them), and copies, PCollection<KV<int, []byte>> of
 // packed.Edge batches keyed by the doc partition of the representative,
 // joining each identical copy to it (as Identical returns them); and ranks,
-// the documents' ranks under kp from the columns the docs table holds (as
-// Sketch returns them). Under --keep=max/min:COLUMN, which the
-// docs table cannot rank by, ranks is empty and copies are keyed by the
-// copy's own partition, for ScoreRanks and RankCopies. In an update (up),
+// the documents' packed.DocRank under kp from the columns the docs table
+// holds (as Sketch returns them). When kp has a max/min:COLUMN rule, which
+// the docs table cannot rank by, those ranks leave that rule's number
+// unknown (keep.Policy.Partial) and copies are keyed by the copy's own
+// partition, unranked, for ScoreRanks and RankByColumn. In an update (up),
 // meta holds only the rows the lost and found needs: those of
 // span.LatestSweep when span.MultiSweep (Assemble reads the rest where
 // they are).
@@ -149,21 +149,20 @@ func (f *readDocsFn) ProcessElement(ctx context.Context, shard string, emitMeta,
 	metas := make([][]tables.Doc, parts)
 	copies := bundleBatcher(&f.copies, ctx, "copies", parts, emitCopies)
 	ranks := bundleBatcher(&f.ranks, ctx, "ranks", parts, emitRanks)
-	// A rank by an input column comes from ScoreRanks instead, and each
-	// copy then goes to its own partition for RankCopies to rank it.
+	// A rule by an input column is ranked by ScoreRanks, and each copy
+	// then goes to its own partition, where RankByColumn ranks it.
 	byColumn := f.Keep.NeedsColumn() != ""
-	ranked := f.Keep.Ranked() && !byColumn
 	var nOK, nEmpty, nShort, nCopies int64
 	for _, d := range docs {
-		var r float64
-		if ranked && (d.Status == tables.StatusOK || d.Status == tables.StatusTooShort) {
-			r = f.Keep.Rank(keep.Doc{Tokens: d.TokenCount, URL: deref(d.URL), Date: deref(d.Date)})
-			ranks.add(packed.Partition(uint64(d.DocID), parts), packed.Arc{U: uint64(d.DocID), V: math.Float64bits(r)})
+		var r keep.Rank
+		if f.Keep.Ranked() && (d.Status == tables.StatusOK || d.Status == tables.StatusTooShort) {
+			r = f.Keep.Partial(keep.Doc{Tokens: d.TokenCount, URL: deref(d.URL), Date: deref(d.Date)}, false)
+			ranks.add(packed.Partition(uint64(d.DocID), parts), packed.DocRank{Doc: uint64(d.DocID), Rank: r})
 		}
 		if d.IdenticalTo != nil {
 			to := uint64(*d.IdenticalTo)
 			if byColumn {
-				to = uint64(d.DocID)
+				to, r = uint64(d.DocID), nil
 			}
 			copies.add(packed.Partition(to, parts), packed.Edge{A: uint64(*d.IdenticalTo), B: uint64(d.DocID), Resemblance: 1, Rank: r, Copy: true})
 			nCopies++
@@ -216,12 +215,12 @@ func ReadSketches(s beam.Scope, shards []string, partitions int) beam.PCollectio
 	return beam.ParDo(s, &readSketchesFn{Partitions: partitions}, spread(s, shards))
 }
 
-// ScoreRanks ranks every input row by the numeric column of kp
-// (max:/min:COLUMN) for recluster, reading only that column of the first
-// run's input files (inputs, at their first-run positions, which
-// are in the doc IDs). It returns PCollection<KV<int, []byte>> of <doc,
-// rank bits> packed.Arc batches keyed by doc partition (of partitions), as
-// Sketch does.
+// ScoreRanks ranks every input row by the numeric column of kp's
+// max/min:COLUMN rule for recluster, reading only that column of the first
+// run's input files (inputs, at their first-run positions, which are in
+// the doc IDs). It returns PCollection<KV<int, []byte>> of packed.DocRank
+// batches keyed by doc partition (of partitions) holding that rule's
+// number only (keep.Policy.Partial), for RankByColumn.
 func ScoreRanks(s beam.Scope, inputs []InputFile, kp keep.Policy, partitions int) beam.PCollection {
 	s = s.Scope("ScoreRanks")
 	return beam.ParDo(s, &scoreRanksFn{Keep: kp, Partitions: partitions}, spread(s, inputs))
@@ -242,48 +241,72 @@ func (f *scoreRanksFn) ProcessElement(ctx context.Context, in InputFile, emit fu
 	out := f.bundle(ctx, "ranks", f.Partitions, emit)
 	for row, x := range scores {
 		doc := crawl.DocID(in.Index, int64(row))
-		r := f.Keep.Rank(keep.Doc{Score: x, HasScore: has[row]})
-		out.add(packed.Partition(doc, f.Partitions), packed.Arc{U: doc, V: math.Float64bits(r)})
+		r := f.Keep.Partial(keep.Doc{Score: x, HasScore: has[row]}, true)
+		out.add(packed.Partition(doc, f.Partitions), packed.DocRank{Doc: doc, Rank: r})
 	}
 	return nil
 }
 
-// RankCopies gives each identical copy its rank for recluster when the
-// rank comes from an input column: copies, keyed by the copy's own doc
-// partition, meet ranks (ScoreRanks) there and go on to their
-// representative's partition (of partitions), as Identical sends them.
-func RankCopies(s beam.Scope, copies, ranks beam.PCollection, partitions int) beam.PCollection {
-	s = s.Scope("RankCopies")
-	return beam.ParDo(s, &rankCopiesFn{Partitions: partitions}, beam.CoGroupByKey(s, copies, ranks))
+// RankByColumn completes recluster's ranks when the policy has a
+// max/min:COLUMN rule. It takes, keyed by doc partition, the identical
+// copies (unranked, each at its own partition), the ranks ReadDocs read
+// from the docs table and the column's ranks of ScoreRanks, and joins the
+// two ranks of each document the docs table ranks (keep.Merge). It
+// returns the copies, ranked, at their representative's partition (of
+// partitions), as Identical sends them, and the documents' whole ranks at
+// their own, as Sketch sends them.
+func RankByColumn(s beam.Scope, copies, ranks, scores beam.PCollection, partitions int) (rankedCopies, whole beam.PCollection) {
+	s = s.Scope("RankByColumn")
+	return beam.ParDo2(s, &rankByColumnFn{Partitions: partitions}, beam.CoGroupByKey(s, copies, ranks, scores))
 }
 
-type rankCopiesFn struct {
-	Partitions int
-	bundleOut  // its batcher, kept for the bundle (see batcher)
+type rankByColumnFn struct {
+	Partitions    int
+	copies, ranks *batcher // the bundle's (see batcher)
 }
 
-func (f *rankCopiesFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt func(*[]byte) bool, emit func(int, []byte)) error {
+func (f *rankByColumnFn) StartBundle(ctx context.Context, emitCopies, emitRanks func(int, []byte)) {
+	f.copies, f.ranks = nil, nil
+}
+
+func (f *rankByColumnFn) FinishBundle(ctx context.Context, emitCopies, emitRanks func(int, []byte)) {
+	finishBatcher(&f.copies, ctx, emitCopies)
+	finishBatcher(&f.ranks, ctx, emitRanks)
+}
+
+func (f *rankByColumnFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt, scoresIt func(*[]byte) bool, emitCopies, emitRanks func(int, []byte)) error {
 	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
 	if err != nil {
 		return err
 	}
-	ranks, err := decodeBatches(ranksIt, packed.AppendArcs)
+	ranks, err := decodeBatches(ranksIt, packed.AppendDocRanks)
 	if err != nil {
 		return err
 	}
-	rankOf := make(map[uint64]float64, len(copies))
-	for _, c := range copies {
-		rankOf[c.B] = 0
+	scores, err := decodeBatches(scoresIt, packed.AppendDocRanks)
+	if err != nil {
+		return err
 	}
+	scoreOf := make(map[uint64]keep.Rank, len(ranks))
 	for _, r := range ranks {
-		if _, ok := rankOf[r.U]; ok {
-			rankOf[r.U] = math.Float64frombits(r.V)
+		scoreOf[r.Doc] = nil
+	}
+	for _, r := range scores {
+		if _, ok := scoreOf[r.Doc]; ok {
+			scoreOf[r.Doc] = r.Rank
 		}
 	}
-	out := f.bundle(ctx, "copies", f.Partitions, emit)
+	rankOf := make(map[uint64]keep.Rank, len(ranks))
+	out := bundleBatcher(&f.ranks, ctx, "ranks", f.Partitions, emitRanks)
+	for _, r := range ranks {
+		whole := keep.Merge(r.Rank, scoreOf[r.Doc])
+		rankOf[r.Doc] = whole
+		out.add(packed.Partition(r.Doc, f.Partitions), packed.DocRank{Doc: r.Doc, Rank: whole})
+	}
+	cs := bundleBatcher(&f.copies, ctx, "copies", f.Partitions, emitCopies)
 	for _, c := range copies {
 		c.Rank = rankOf[c.B]
-		out.add(packed.Partition(c.A, f.Partitions), c)
+		cs.add(packed.Partition(c.A, f.Partitions), c)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"math"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -151,7 +150,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			}
 			if ranked {
 				rec.Rank = f.Settings.Keep.Rank(keep.Doc{Tokens: doc.TokenCount, URL: row.URL, Date: row.Date, Score: row.Score, HasScore: row.HasScore})
-				ranks.add(packed.Partition(rec.Doc, parts), packed.Arc{U: rec.Doc, V: math.Float64bits(rec.Rank)})
+				ranks.add(packed.Partition(rec.Doc, parts), packed.DocRank{Doc: rec.Doc, Rank: rec.Rank})
 			}
 			if templates && rec.Site != 0 {
 				// The sketch goes to its site's partition, where

@@ -39,7 +39,7 @@ type Options struct {
 // links' components, then Attach and Summarize; sketches holds the
 // representatives' sketches (<doc, values> as packed.Sketch) and ranks
 // their ranks (see Attach).
-func Components(edges []packed.Edge, sketches []packed.Sketch, ranks []packed.Arc, opt Options) (assign []packed.Assignment, stats []packed.ClusterStat, bytesPerID float64) {
+func Components(edges []packed.Edge, sketches []packed.Sketch, ranks []packed.DocRank, opt Options) (assign []packed.Assignment, stats []packed.ClusterStat, bytesPerID float64) {
 	uf := unionfind.New(2 * len(edges))
 	var links, copies []packed.Edge
 	for _, e := range edges {
@@ -64,20 +64,20 @@ func Components(edges []packed.Edge, sketches []packed.Sketch, ranks []packed.Ar
 // representative (whose own label is own(A) when it has no links). It
 // returns the members, one per document (Comp the component's label,
 // IdenticalTo set for copies, a representative's sketch from sketches),
-// and the links with their component's label. ranks holds <doc,
-// math.Float64bits(rank)> for documents ranked by --keep (package keep); a
-// member without one ranks 0; a copy's rank comes with it (Edge.Rank),
+// and the links with their component's label. ranks holds the ranks of
+// documents ranked by --keep (package keep); a member without one ranks 0
+// on every rule; a copy's rank comes with it (Edge.Rank),
 // since it lives in another doc partition. The pipeline calls it on each
 // doc partition, where a document's label, links from it, copies of it,
 // its rank and its sketch meet; the inputs are reordered.
-func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Arc, sketches []packed.Sketch, own func(doc uint64) uint64) (members []packed.Member, clinks []packed.ClusterLink) {
+func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.DocRank, sketches []packed.Sketch, own func(doc uint64) uint64) (members []packed.Member, clinks []packed.ClusterLink) {
 	byU := func(a packed.Arc, d uint64) int { return cmp.Compare(a.U, d) }
-	slices.SortFunc(ranks, func(x, y packed.Arc) int { return cmp.Compare(x.U, y.U) })
-	rankOf := func(doc uint64) float64 {
-		if k, ok := slices.BinarySearchFunc(ranks, doc, byU); ok {
-			return math.Float64frombits(ranks[k].V)
+	slices.SortFunc(ranks, func(x, y packed.DocRank) int { return cmp.Compare(x.Doc, y.Doc) })
+	rankOf := func(doc uint64) []float64 {
+		if k, ok := slices.BinarySearchFunc(ranks, doc, func(r packed.DocRank, d uint64) int { return cmp.Compare(r.Doc, d) }); ok {
+			return ranks[k].Rank
 		}
-		return 0
+		return nil
 	}
 	slices.SortFunc(sketches, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })
 	sketchOf := func(doc uint64) []uint64 {

@@ -2,7 +2,6 @@ package clusters
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 
@@ -75,10 +74,11 @@ func TestComponentsJoinRows(t *testing.T) {
 func TestSummarizeKeeps(t *testing.T) {
 	labels := []packed.Arc{{U: 10, V: 7}, {U: 40, V: 7}, {U: 50, V: 9}, {U: 60, V: 9}}
 	links := []packed.Edge{{A: 10, B: 40, Resemblance: 0.6}, {A: 50, B: 60, Resemblance: 0.9}}
-	copies := []packed.Edge{{A: 10, B: 20, Resemblance: 1, Rank: 2, Copy: true}, {A: 10, B: 30, Resemblance: 1, Rank: 3, Copy: true}}
-	rank := func(doc uint64, r float64) packed.Arc { return packed.Arc{U: doc, V: math.Float64bits(r)} }
-	// 30, a copy, ranks highest in the first cluster; 50 and 60 tie.
-	ranks := []packed.Arc{rank(10, 1), rank(40, 2.5), rank(50, 4), rank(60, 4)} // copies' ranks come with them
+	// Two rules: the first ties 10, 30 and 40 (20 is below), the second
+	// puts the copy 30 above them; 50 and 60 tie on both.
+	copies := []packed.Edge{{A: 10, B: 20, Resemblance: 1, Rank: []float64{1, 9}, Copy: true}, {A: 10, B: 30, Resemblance: 1, Rank: []float64{2, 3}, Copy: true}}
+	rank := func(doc uint64, r ...float64) packed.DocRank { return packed.DocRank{Doc: doc, Rank: r} }
+	ranks := []packed.DocRank{rank(10, 2, 1), rank(40, 2, 2.5), rank(50, 4, 0), rank(60, 4, 0)} // copies' ranks come with them
 	members, clinks := Attach(labels, links, copies, ranks, nil, func(d uint64) uint64 { return d })
 	assign, stats := Summarize(members, clinks, Options{})
 	kept := map[uint64]uint64{}
@@ -197,7 +197,7 @@ func TestCopyOfKeptWithEmptySketch(t *testing.T) {
 	// 1 (empty sketch) is copied by 2 and 3; 4 links to 5.
 	sketches := []packed.Sketch{{Doc: 1}, {Doc: 4, Values: []uint64{7, 8}}, {Doc: 5, Values: []uint64{7, 8}}}
 	edges := []packed.Edge{{A: 1, B: 2, Resemblance: 1, Copy: true}, {A: 1, B: 3, Resemblance: 1, Copy: true}, {A: 4, B: 5, Resemblance: 1}}
-	ranks := []packed.Arc{{U: 1, V: math.Float64bits(1)}, {U: 4, V: math.Float64bits(1)}, {U: 5, V: math.Float64bits(1)}}
+	ranks := []packed.DocRank{{Doc: 1, Rank: []float64{1}}, {Doc: 4, Rank: []float64{1}}, {Doc: 5, Rank: []float64{1}}}
 	pol := policy.Default
 	for _, opt := range []Options{{Estimate: est}, {Estimate: est, Centered: &pol}} {
 		assign, stats, _ := Components(edges, sketches, ranks, opt)

@@ -23,7 +23,7 @@ func TestDecodeAppends(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(gotM, []Member{m, m, m}) {
 		t.Errorf("AppendMembers([m], m m) = %v, %v; want [m m m]", gotM, err)
 	}
-	gotM, err = AppendMembers([]Member{m}, m.Append(nil)[:40])
+	gotM, err = AppendMembers([]Member{m}, m.Append(nil)[:36])
 	if want := "packed: truncated member record: 1 values, 4 bytes left"; err == nil || err.Error() != want || !reflect.DeepEqual(gotM, []Member{m}) {
 		t.Errorf("AppendMembers([m], truncated) = %v, %v; want [m], %q", gotM, err, want)
 	}
@@ -80,7 +80,7 @@ func BenchmarkDecodePair(b *testing.B) {
 
 func BenchmarkDecodeSketch(b *testing.B) {
 	benchDecode(b, func(r *rand.Rand) Sketch {
-		return Sketch{Key: r.Uint64(), Doc: r.Uint64(), Rank: r.Float64(), Site: r.Uint64(), Features: r.Uint32(),
+		return Sketch{Key: r.Uint64(), Doc: r.Uint64(), Rank: []float64{r.Float64()}, Site: r.Uint64(), Features: r.Uint32(),
 			Values: uint64s(r, r.IntN(64)), Supers: uint64s(r, r.IntN(8))}
 	}, AppendSketches)
 }
@@ -93,7 +93,7 @@ func BenchmarkDecodeSiteCount(b *testing.B) {
 
 func BenchmarkDecodeEdge(b *testing.B) {
 	benchDecode(b, func(r *rand.Rand) Edge {
-		return Edge{r.Uint64(), r.Uint64(), r.Float64(), r.Float64(), r.IntN(2) == 0}
+		return Edge{r.Uint64(), r.Uint64(), r.Float64(), nil, r.IntN(2) == 0}
 	}, AppendEdges)
 }
 
@@ -105,7 +105,7 @@ func BenchmarkDecodeAssignment(b *testing.B) {
 
 func BenchmarkDecodeMember(b *testing.B) {
 	benchDecode(b, func(r *rand.Rand) Member {
-		return Member{Doc: r.Uint64(), Comp: r.Uint64(), IdenticalTo: NoDoc, Rank: r.Float64(), Values: uint64s(r, r.IntN(64))}
+		return Member{Doc: r.Uint64(), Comp: r.Uint64(), IdenticalTo: NoDoc, Rank: []float64{r.Float64()}, Values: uint64s(r, r.IntN(64))}
 	}, AppendMembers)
 }
 

@@ -63,10 +63,12 @@ func (e batchSizeError) Error() string {
 	return fmt.Sprintf("packed: %s batch of %d bytes is not a multiple of %d", e.name, e.len, e.size)
 }
 
-// variable is the layout of a record of a header followed by uint64
-// values: the header's size, and where in it the values' count is (a
-// uint32 at countsAt, plus one at countsAt+4 if two). name is what errors
-// call a record.
+// variable is the layout of a record of a header followed by 8-byte
+// values: the header's size; where in it the counts of its uint64 values
+// are (counts uint32s from countsAt; the values follow the header in that
+// order); and, if rankAt is not 0, where the count of its rank is (a
+// --keep rank's float64s, package keep, which follow the uint64 values).
+// name is what errors call a record.
 //
 // A generic loop over such records, like appendFixed's, cannot be
 // inlined with its decoder (reading the values puts it over the inlining
@@ -75,35 +77,36 @@ func (e batchSizeError) Error() string {
 // callback) decoded sketches 10-20% slower, and records with few values
 // up to 2-3x slower, than a loop written out per type.
 type variable struct {
-	name             string
-	header, countsAt int
-	two              bool
+	name                     string
+	header, countsAt, counts int
+	rankAt                   int
 }
 
 // frame checks the framing of the records of layout l in b and returns
-// an arena for all their values.
-func (l *variable) frame(b []byte) ([]uint64, error) {
-	header, at, two := l.header, l.countsAt, l.two
-	total := 0
+// an arena for all their uint64 values and one for their ranks' values.
+func (l *variable) frame(b []byte) ([]uint64, []float64, error) {
+	values, ranks := 0, 0
 	for len(b) > 0 {
-		if len(b) < header {
-			return nil, fmt.Errorf("packed: truncated %s record (%d bytes left)", l.name, len(b))
+		if len(b) < l.header {
+			return nil, nil, fmt.Errorf("packed: truncated %s record (%d bytes left)", l.name, len(b))
 		}
-		n, m := int(le.Uint32(b[at:])), 0
-		if two {
-			m = int(le.Uint32(b[at+4:]))
+		n := 0
+		for i := range l.counts {
+			n += int(le.Uint32(b[l.countsAt+4*i:]))
 		}
-		b = b[header:]
-		if n < 0 || m < 0 || len(b)/8 < n+m {
-			if two {
-				return nil, fmt.Errorf("packed: truncated %s record: %d+%d values, %d bytes left", l.name, n, m, len(b))
-			}
-			return nil, fmt.Errorf("packed: truncated %s record: %d values, %d bytes left", l.name, n, len(b))
+		r := 0
+		if l.rankAt != 0 {
+			r = int(le.Uint32(b[l.rankAt:]))
 		}
-		b = b[8*(n+m):]
-		total += n + m
+		b = b[l.header:]
+		if n < 0 || r < 0 || len(b)/8 < n+r {
+			return nil, nil, fmt.Errorf("packed: truncated %s record: %d values, %d bytes left", l.name, n+r, len(b))
+		}
+		b = b[8*(n+r):]
+		values += n
+		ranks += r
 	}
-	return make([]uint64, total), nil
+	return make([]uint64, values), make([]float64, ranks), nil
 }
 
 // readUint64s reads n values from b into the front of arena (nil for none).
@@ -116,6 +119,27 @@ func readUint64s(b []byte, n int, arena []uint64) ([]uint64, []byte, []uint64) {
 		vs[i] = le.Uint64(b[8*i:])
 	}
 	return vs, b[8*n:], arena[n:]
+}
+
+// readRank reads a rank of n values from b into the front of arena (nil
+// for none).
+func readRank(b []byte, n int, arena []float64) ([]float64, []byte, []float64) {
+	if n == 0 {
+		return nil, b, arena
+	}
+	vs := arena[:n:n]
+	for i := range vs {
+		vs[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+	}
+	return vs, b[8*n:], arena[n:]
+}
+
+// appendRank appends the values of a rank.
+func appendRank(b []byte, r []float64) []byte {
+	for _, x := range r {
+		b = le.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
 }
 
 // Posting is one <shingle, doc> entry of phase 2. Size is the document's
@@ -196,7 +220,7 @@ func AppendPairs(dst []Pair, b []byte) ([]Pair, error) {
 type Sketch struct {
 	Key    uint64
 	Doc    uint64
-	Rank   float64
+	Rank   []float64
 	Site   uint64
 	Values []uint64
 	Supers []uint64
@@ -206,19 +230,20 @@ type Sketch struct {
 }
 
 // sketchHeader is the encoded size of a Sketch without its values.
-const sketchHeader = 44
+const sketchHeader = 40
 
-// sketchLayout: the counts of Values and Supers are at 32 and 36.
-var sketchLayout = variable{"sketch", sketchHeader, 32, true}
+// sketchLayout: the counts of Values and Supers are at 24 and 28, the
+// rank's at 32.
+var sketchLayout = variable{"sketch", sketchHeader, 24, 2, 32}
 
 // Append appends the encoding of s to b.
 func (s Sketch) Append(b []byte) []byte {
 	b = le.AppendUint64(b, s.Key)
 	b = le.AppendUint64(b, s.Doc)
-	b = le.AppendUint64(b, math.Float64bits(s.Rank))
 	b = le.AppendUint64(b, s.Site)
 	b = le.AppendUint32(b, uint32(len(s.Values)))
 	b = le.AppendUint32(b, uint32(len(s.Supers)))
+	b = le.AppendUint32(b, uint32(len(s.Rank)))
 	b = le.AppendUint32(b, s.Features)
 	for _, v := range s.Values {
 		b = le.AppendUint64(b, v)
@@ -226,22 +251,23 @@ func (s Sketch) Append(b []byte) []byte {
 	for _, v := range s.Supers {
 		b = le.AppendUint64(b, v)
 	}
-	return b
+	return appendRank(b, s.Rank)
 }
 
 // AppendSketches decodes the sketches in b and appends them to dst. The
 // values of all of b's sketches share one allocation.
 func AppendSketches(dst []Sketch, b []byte) ([]Sketch, error) {
-	arena, err := sketchLayout.frame(b)
+	arena, ranks, err := sketchLayout.frame(b)
 	if err != nil {
 		return dst, err
 	}
 	for len(b) > 0 {
-		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Rank: math.Float64frombits(le.Uint64(b[16:])), Site: le.Uint64(b[24:]), Features: le.Uint32(b[40:])}
-		n, m := int(le.Uint32(b[32:])), int(le.Uint32(b[36:]))
+		s := Sketch{Key: le.Uint64(b), Doc: le.Uint64(b[8:]), Site: le.Uint64(b[16:]), Features: le.Uint32(b[36:])}
+		n, m, r := int(le.Uint32(b[24:])), int(le.Uint32(b[28:])), int(le.Uint32(b[32:]))
 		b = b[sketchHeader:]
 		s.Values, b, arena = readUint64s(b, n, arena)
 		s.Supers, b, arena = readUint64s(b, m, arena)
+		s.Rank, b, ranks = readRank(b, r, ranks)
 		dst = append(dst, s)
 	}
 	return dst, nil
@@ -287,32 +313,82 @@ func AppendSiteCounts(dst []SiteCount, b []byte) ([]SiteCount, error) {
 type Edge struct {
 	A, B        uint64
 	Resemblance float64
-	Rank        float64
+	Rank        []float64
 	Copy        bool
 }
 
-// EdgeSize is the encoded size of an Edge.
-const EdgeSize = 33
+// edgeHeader is the encoded size of an Edge without its rank.
+const edgeHeader = 29
+
+// edgeLayout: no uint64 values; the rank's count is at 24.
+var edgeLayout = variable{"edge", edgeHeader, 0, 0, 24}
 
 // Append appends the encoding of e to b.
 func (e Edge) Append(b []byte) []byte {
 	b = le.AppendUint64(b, e.A)
 	b = le.AppendUint64(b, e.B)
 	b = le.AppendUint64(b, math.Float64bits(e.Resemblance))
-	b = le.AppendUint64(b, math.Float64bits(e.Rank))
+	b = le.AppendUint32(b, uint32(len(e.Rank)))
 	if e.Copy {
-		return append(b, 1)
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
 	}
-	return append(b, 0)
+	return appendRank(b, e.Rank)
 }
 
-func decodeEdge(b []byte) Edge {
-	return Edge{le.Uint64(b), le.Uint64(b[8:]), math.Float64frombits(le.Uint64(b[16:])), math.Float64frombits(le.Uint64(b[24:])), b[32] == 1}
-}
-
-// AppendEdges decodes the edges in b and appends them to dst.
+// AppendEdges decodes the edges in b and appends them to dst. The ranks
+// of all of b's edges share one allocation.
 func AppendEdges(dst []Edge, b []byte) ([]Edge, error) {
-	return appendFixed(dst, b, EdgeSize, "edges", decodeEdge)
+	_, ranks, err := edgeLayout.frame(b)
+	if err != nil {
+		return dst, err
+	}
+	for len(b) > 0 {
+		e := Edge{A: le.Uint64(b), B: le.Uint64(b[8:]), Resemblance: math.Float64frombits(le.Uint64(b[16:])), Copy: b[28] == 1}
+		r := int(le.Uint32(b[24:]))
+		b = b[edgeHeader:]
+		e.Rank, b, ranks = readRank(b, r, ranks)
+		dst = append(dst, e)
+	}
+	return dst, nil
+}
+
+// DocRank is a document's rank under --keep (package keep), on its way to
+// the document's partition in phase 4.
+type DocRank struct {
+	Doc  uint64
+	Rank []float64
+}
+
+// docRankHeader is the encoded size of a DocRank without its rank.
+const docRankHeader = 12
+
+// docRankLayout: the rank's count is at 8.
+var docRankLayout = variable{"rank", docRankHeader, 0, 0, 8}
+
+// Append appends the encoding of r to b.
+func (r DocRank) Append(b []byte) []byte {
+	b = le.AppendUint64(b, r.Doc)
+	b = le.AppendUint32(b, uint32(len(r.Rank)))
+	return appendRank(b, r.Rank)
+}
+
+// AppendDocRanks decodes the ranks in b and appends them to dst. Their
+// values share one allocation.
+func AppendDocRanks(dst []DocRank, b []byte) ([]DocRank, error) {
+	_, ranks, err := docRankLayout.frame(b)
+	if err != nil {
+		return dst, err
+	}
+	for len(b) > 0 {
+		d := DocRank{Doc: le.Uint64(b)}
+		r := int(le.Uint32(b[8:]))
+		b = b[docRankHeader:]
+		d.Rank, b, ranks = readRank(b, r, ranks)
+		dst = append(dst, d)
+	}
+	return dst, nil
 }
 
 // Assignment places one document in a cluster. IdenticalTo is NoDoc unless
@@ -351,7 +427,7 @@ func AppendAssignments(dst []Assignment, b []byte) ([]Assignment, error) {
 // sketch (a copy's is its representative's).
 type Member struct {
 	Doc, Comp, IdenticalTo uint64
-	Rank                   float64
+	Rank                   []float64
 	Values                 []uint64
 }
 
@@ -360,32 +436,33 @@ func (m Member) Append(b []byte) []byte {
 	b = le.AppendUint64(b, m.Doc)
 	b = le.AppendUint64(b, m.Comp)
 	b = le.AppendUint64(b, m.IdenticalTo)
-	b = le.AppendUint64(b, math.Float64bits(m.Rank))
 	b = le.AppendUint32(b, uint32(len(m.Values)))
+	b = le.AppendUint32(b, uint32(len(m.Rank)))
 	for _, v := range m.Values {
 		b = le.AppendUint64(b, v)
 	}
-	return b
+	return appendRank(b, m.Rank)
 }
 
 // memberHeader is the encoded size of a Member without its values.
-const memberHeader = 36
+const memberHeader = 32
 
-// memberLayout: the count of Values is at 32.
-var memberLayout = variable{"member", memberHeader, 32, false}
+// memberLayout: the count of Values is at 24, the rank's at 28.
+var memberLayout = variable{"member", memberHeader, 24, 1, 28}
 
 // AppendMembers decodes the members in b and appends them to dst. The
 // values of all of b's members share one allocation.
 func AppendMembers(dst []Member, b []byte) ([]Member, error) {
-	arena, err := memberLayout.frame(b)
+	arena, ranks, err := memberLayout.frame(b)
 	if err != nil {
 		return dst, err
 	}
 	for len(b) > 0 {
-		m := Member{Doc: le.Uint64(b), Comp: le.Uint64(b[8:]), IdenticalTo: le.Uint64(b[16:]), Rank: math.Float64frombits(le.Uint64(b[24:]))}
-		n := int(le.Uint32(b[32:]))
+		m := Member{Doc: le.Uint64(b), Comp: le.Uint64(b[8:]), IdenticalTo: le.Uint64(b[16:])}
+		n, r := int(le.Uint32(b[24:])), int(le.Uint32(b[28:]))
 		b = b[memberHeader:]
 		m.Values, b, arena = readUint64s(b, n, arena)
+		m.Rank, b, ranks = readRank(b, r, ranks)
 		dst = append(dst, m)
 	}
 	return dst, nil

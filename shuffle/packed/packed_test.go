@@ -1,6 +1,7 @@
 package packed
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -25,7 +26,7 @@ func TestRoundTrips(t *testing.T) {
 		ps, b1 = append(ps, p), p.Append(b1)
 		pr := Pair{rng.Uint64(), rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), uint16(rng.Uint32()), uint16(rng.Uint32()), rng.Uint32()}
 		prs, b2 = append(prs, pr), pr.Append(b2)
-		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rng.Float64(), Site: rng.Uint64(), Features: rng.Uint32()}
+		sk := Sketch{Key: rng.Uint64(), Doc: rng.Uint64(), Rank: rank(rng, i%3), Site: rng.Uint64(), Features: rng.Uint32()}
 		for range rng.IntN(5) {
 			sk.Values = append(sk.Values, rng.Uint64())
 		}
@@ -33,7 +34,7 @@ func TestRoundTrips(t *testing.T) {
 			sk.Supers = append(sk.Supers, rng.Uint64())
 		}
 		sks, b3 = append(sks, sk), sk.Append(b3)
-		e := Edge{rng.Uint64(), rng.Uint64(), rng.Float64(), rng.Float64(), i%2 == 0}
+		e := Edge{rng.Uint64(), rng.Uint64(), rng.Float64(), rank(rng, i%3), i%2 == 0}
 		es, b4 = append(es, e), e.Append(b4)
 		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc, rng.Uint64(), rng.Float64()}
 		as, b5 = append(as, a), a.Append(b5)
@@ -67,7 +68,7 @@ func TestRoundTrips(t *testing.T) {
 	var mems []Member
 	var b9 []byte
 	for i := range 50 {
-		m := Member{Doc: rng.Uint64(), Comp: rng.Uint64(), IdenticalTo: NoDoc, Rank: rng.Float64()}
+		m := Member{Doc: rng.Uint64(), Comp: rng.Uint64(), IdenticalTo: NoDoc, Rank: rank(rng, i%3)}
 		for range i % 4 {
 			m.Values = append(m.Values, rng.Uint64())
 		}
@@ -77,6 +78,20 @@ func TestRoundTrips(t *testing.T) {
 	check("members", mems, got9, err)
 	if _, err := AppendMembers(nil, b9[:len(b9)-1]); err == nil {
 		t.Error("a truncated members batch decoded without error")
+	}
+	var drs []DocRank
+	var b11 []byte
+	for i := range 50 {
+		d := DocRank{Doc: rng.Uint64(), Rank: rank(rng, i%4)}
+		drs, b11 = append(drs, d), d.Append(b11)
+	}
+	got11, err := AppendDocRanks(nil, b11)
+	check("doc ranks", drs, got11, err)
+	if _, err := AppendDocRanks(nil, b11[:len(b11)-1]); err == nil {
+		t.Error("a truncated doc ranks batch decoded without error")
+	}
+	if _, err := AppendEdges(nil, b4[:len(b4)-1]); err == nil {
+		t.Error("a truncated edges batch decoded without error")
 	}
 	got8, err := AppendClusterLinks(nil, b8)
 	check("cluster links", cls, got8, err)
@@ -102,6 +117,20 @@ func TestRoundTrips(t *testing.T) {
 	if _, err := AppendSketches(nil, b3[:len(b3)-3]); err == nil {
 		t.Error("a truncated sketch batch decoded without error")
 	}
+}
+
+// rank is a --keep rank of n values (none: nil, as smallest-id has it),
+// with a Missing one (-Inf) among them.
+func rank(rng *rand.Rand, n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = rng.NormFloat64()
+	}
+	r[rng.IntN(n)] = math.Inf(-1)
+	return r
 }
 
 func TestPartitionSpreadsStructuredKeys(t *testing.T) {

@@ -16,7 +16,7 @@ type Features struct {
 const featuresHeader = 20
 
 // featuresLayout: the count of Values is at 16.
-var featuresLayout = variable{"features", featuresHeader, 16, false}
+var featuresLayout = variable{"features", featuresHeader, 16, 1, 0}
 
 // Append appends the encoding of f to b.
 func (f Features) Append(b []byte) []byte {
@@ -33,7 +33,7 @@ func (f Features) Append(b []byte) []byte {
 // AppendFeatures decodes the records in b and appends them to dst; their
 // values share one allocation.
 func AppendFeatures(dst []Features, b []byte) ([]Features, error) {
-	arena, err := featuresLayout.frame(b)
+	arena, _, err := featuresLayout.frame(b)
 	if err != nil {
 		return dst, err
 	}
