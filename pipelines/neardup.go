@@ -55,9 +55,22 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
-	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place)
+	members, summaries := withRedirects(s, meta, assignments, stats, cfg) // redirects join their targets' clusters
+	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
 	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
+}
+
+// withRedirects adds to phase 4's clusters the rows that redirect to their
+// documents, under --redirect-column (Zhu et al.'s redirection-based
+// duplicates), and returns the assignments, with notes of the redirects
+// that joined none, and the stats Assemble takes.
+func withRedirects(s beam.Scope, meta, assignments, stats beam.PCollection, cfg transforms.Config) (beam.PCollection, beam.PCollection) {
+	if cfg.Columns.Redirect == "" {
+		return assignments, stats
+	}
+	assignments, stats, notes := transforms.Redirects(s, meta, assignments, stats, cfg.Seed, cfg.Placement)
+	return beam.Flatten(s, assignments, notes), stats
 }
 
 // Options is one run of neardup.

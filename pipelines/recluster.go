@@ -56,7 +56,8 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	reps := transforms.ReadSketches(s, index.sketches, place.Partitions)
 	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
 	transforms.WritePairs(s, pairRows, link, place)
-	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place)
+	members, summaries := withRedirects(s, meta, assignments, stats, cfg) // the stored redirects followed again
+	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
 	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                         // for updates
 }
@@ -154,6 +155,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	m.Settings["policy"] = opt.Policy.String()
 	cfg.Components, cfg.ComponentRounds, cfg.Keep, cfg.Centered = opt.Components, opt.ComponentRounds, opt.Keep, opt.Centered
 	cfg.Seed, cfg.Sketch = was.Seed, was.Sketch
+	cfg.Columns.Redirect = was.Columns.Redirect // its redirects, followed again from its docs rows
 	cfg.LatestSweep = src.Settings["latest_sweep"]
 	cfg.MultiSweep = src.Settings["first_sweep"] != cfg.LatestSweep
 	cfg.Tables = opt.Tables

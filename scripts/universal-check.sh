@@ -61,6 +61,14 @@ input='testdata/crawl/*.parquet'
 "$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/embedded-templates" --template-shingles=auto --beam_strict \
   2> "$work/embedded-templates.log" || { tail -30 "$work/embedded-templates.log"; exit 1; }
 "$work/tablediff" "$work/universal-templates" "$work/embedded-templates"
+# Redirects (URL claims, eight rounds of hops over URL partitions, the
+# join with the clusters) through the job server: the embedded run's.
+"$work/runner" --sweep-date=2026-01-01 --input 'testdata/redirects/*.parquet' --output "$work/universal-redirects" --redirect-column fetch_redirect \
+  --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal-redirects.log" || { tail -30 "$work/universal-redirects.log"; exit 1; }
+"$work/runner" --sweep-date=2026-01-01 --input 'testdata/redirects/*.parquet' --output "$work/embedded-redirects" --redirect-column fetch_redirect --beam_strict \
+  2> "$work/embedded-redirects.log" || { tail -30 "$work/embedded-redirects.log"; exit 1; }
+"$work/tablediff" "$work/universal-redirects" "$work/embedded-redirects"
 # A run writing some tables only (--tables: the steps of the others not
 # built) through the job server: those tables as the embedded full run's.
 "$work/runner" --sweep-date=2026-01-01 --input "$input" --output "$work/universal-tables" --tables=docs,clusters,urls \

@@ -112,6 +112,10 @@ var Declarations = []*Setting{
 	{Name: "date-column", Group: GroupInput, Default: "date", Commands: Update,
 		Help: "column holding the crawl date; optional unless named explicitly",
 		set:  func(r *Run, v string) error { r.Columns.Date = v; return nil }},
+	{Name: "redirect-column", Group: GroupInput, Commands: Update, Manifest: "redirect_column", Index: true,
+		Help:     "column holding the URL a row redirects to (null or empty: none), such as Common Crawl's fetch_redirect: a redirecting row is not sketched and joins the cluster of the page its chain of redirects ends at, in the input (Zhu et al.'s redirection-based duplicates; docs/redirects.md); needs --url-column",
+		manifest: func(c Config) string { return c.Columns.Redirect },
+		set:      func(r *Run, v string) error { r.Columns.Redirect = v; return nil }},
 	{Name: "max-doc-bytes", Group: GroupInput, Default: "4194304", Commands: Update,
 		Help: "documents (text or HTML) longer than this many bytes are rejected, with a reason in the docs table; 0: no limit",
 		set: func(r *Run, v string) error {

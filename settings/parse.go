@@ -146,7 +146,7 @@ func (r *Run) Resolve(set map[string]bool) error {
 	} else {
 		r.Templates.Share, r.Templates.MinPages = r.templateShare, r.templatePages
 	}
-	r.Columns.URLRequired, r.Columns.IDRequired, r.Columns.DateRequired = set["url-column"], set["id-column"], set["date-column"]
+	r.Columns.URLRequired, r.Columns.IDRequired, r.Columns.DateRequired = set["url-column"] || r.Columns.Redirect != "", set["id-column"], set["date-column"]
 	r.Columns.Score = r.Keep.NeedsColumn()
 	return r.Validate()
 }
@@ -157,6 +157,9 @@ func (r *Run) Resolve(set map[string]bool) error {
 func (c Config) Validate() error {
 	if c.Columns.Text == "" && c.Columns.HTML == "" {
 		return Usagef("name the text with --text-column or the HTML with --html-column")
+	}
+	if c.Columns.Redirect != "" && c.Columns.URL == "" {
+		return Usagef("--redirect-column needs the rows' URLs: name them with --url-column")
 	}
 	if c.Verify == VerifySketch && c.Mode != ModeSuperShingle {
 		return Usagef("--verify=sketch goes with --mode=supershingle (phase 3's pairs are their sketch estimates already)")

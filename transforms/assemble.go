@@ -67,6 +67,7 @@ func (f *assembleFn) FinishBundle(ctx context.Context, emit func(string)) error 
 // statusCounter names the phase 1 counter (docs_<name>) of each status.
 var statusCounter = map[string]string{
 	tables.StatusOK: "ok", tables.StatusEmpty: "empty", tables.StatusTooShort: "too_short", tables.StatusRejected: "rejected",
+	tables.StatusRedirect: "redirect",
 }
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
@@ -137,7 +138,11 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	counts := map[string]int64{
 		"docs": int64(len(docs)), "docs_written": docsWritten, "docs_in_clusters": n.Clustered, "docs_alone": n.Alone,
 		"docs_empty_or_rejected": n.EmptyOrRejected, "clusters_written": clustersWritten,
-		"docs_ok": 0, "docs_empty": 0, "docs_too_short": 0, "docs_rejected": 0,
+		"docs_ok": 0, "docs_empty": 0, "docs_too_short": 0, "docs_rejected": 0, "docs_redirect": 0,
+	}
+	for _, c := range clusterRows {
+		// With the redirects that joined them (output.MaxTallies).
+		counts["largest_cluster"] = max(counts["largest_cluster"], c.Size)
 	}
 	for i := range docs {
 		counts["docs_"+statusCounter[docs[i].Status]]++
@@ -200,4 +205,8 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 // row of an earlier run that is clustered again.
 func clearClusterColumns(d *tables.Doc) {
 	d.ClusterID, d.IdenticalTo, d.IsRepresentative, d.KeptDocID, d.ResemblanceToKept = nil, nil, false, nil, nil
+	d.JoinedBy, d.RedirectTarget, d.RedirectHops = nil, nil, nil
+	if d.Status == tables.StatusRedirect {
+		d.Reason = nil // how its chain ended, which Join sets again
+	}
 }

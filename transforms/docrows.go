@@ -36,3 +36,12 @@ func emitDocRows(ctx context.Context, byPartition [][]tables.Doc, emit func(int,
 	}
 	return nil
 }
+
+// openDocRows decodes one element of emitDocRows: a partition's docs rows.
+func openDocRows(sealed []byte) ([]tables.Doc, error) {
+	b, err := packed.Open(nil, sealed)
+	if err != nil {
+		return nil, err
+	}
+	return tables.Decode[tables.Doc](nil, b)
+}

@@ -114,11 +114,7 @@ func (f *urlSeenFn) flush(emitSeen, emitLive func(int, []byte)) {
 // sweep to its own partition (live rows only: documents of the latest
 // sweep).
 func (f *urlSeenFn) ProcessElement(ctx context.Context, part int, sealed []byte, emitSeen, emitLive func(int, []byte)) error {
-	b, err := packed.Open(nil, sealed)
-	if err != nil {
-		return err
-	}
-	docs, err := tables.Decode[tables.Doc](nil, b)
+	docs, err := openDocRows(sealed)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func init() {
 }
 
 // The tallies of phase 4, combined by maximum rather than summed.
-var maxTallies = map[string]bool{"largest_cluster": true, "components_max_worker_records": true}
+var maxTallies = output.MaxTallies
 
 // writeTallies combines figures the DoFns report as data (PCollections of
 // KV<string, int64>: summed, or for maxTallies their maximum) and writes

@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/clustering/redirects"
 	"github.com/neardup/neardup/clustering/unionfind"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -244,7 +245,7 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 				st.MinToKept = min(st.MinToKept, res[k])
 				st.SumToKept += res[k]
 			}
-			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc, ResToKept: res[k]})
+			assign = append(assign, packed.Assignment{Doc: m.Doc, Cluster: st.Cluster, IdenticalTo: m.IdenticalTo, Kept: kept.Doc, ResToKept: res[k], Target: packed.NoDoc})
 		}
 		sts[c] = st
 	}
@@ -309,9 +310,12 @@ type Counts struct {
 // Join fills the cluster columns of docs (sorted by doc ID) from assign
 // (sorted by doc): cluster_id, identical_to, kept_doc_id (the document
 // that stands for this one: its cluster's kept document, or itself when
-// alone), resemblance_to_kept (1 for the kept and the alone), and
-// is_representative, true for a cluster's kept document and
-// for every ok or too_short document that is alone.
+// alone), resemblance_to_kept (1 for the kept and the alone; none for a
+// redirect, whose body is not compared), joined_by, is_representative,
+// true for a cluster's kept document and for every ok, too_short or
+// redirect document that is alone, and the redirect columns of a redirect
+// (its target and hops, or, when its chain ended without a document, the
+// reason, from an assignment with Cluster NoDoc).
 func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 	var n Counts
 	ai := 0
@@ -321,19 +325,42 @@ func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 		for ai < len(assign) && assign[ai].Doc < id {
 			ai++ // an assignment for a doc not given cannot happen; skip defensively
 		}
-		switch {
-		case ai < len(assign) && assign[ai].Doc == id:
-			c := int64(assign[ai].Cluster)
-			d.ClusterID = &c
-			if assign[ai].IdenticalTo != packed.NoDoc {
-				r := int64(assign[ai].IdenticalTo)
-				d.IdenticalTo = &r
+		var a *packed.Assignment
+		if ai < len(assign) && assign[ai].Doc == id {
+			a = &assign[ai]
+		}
+		if a != nil && a.Hops > 0 {
+			hops := int32(a.Hops)
+			d.RedirectHops = &hops
+			if a.Outcome == redirects.Joined {
+				// The chain's end: the cluster's member it joins by.
+				t := int64(a.Target)
+				d.RedirectTarget = &t
+			} else {
+				d.Reason = ptr(redirects.Reason(a.Outcome, int(a.Hops)))
 			}
-			k, r := int64(assign[ai].Kept), assign[ai].ResToKept
-			d.KeptDocID, d.ResemblanceToKept = &k, &r
+		}
+		switch {
+		case a != nil && a.Cluster != packed.NoDoc:
+			c := int64(a.Cluster)
+			d.ClusterID = &c
+			how := tables.JoinedByContent
+			switch {
+			case a.IdenticalTo != packed.NoDoc:
+				r := int64(a.IdenticalTo)
+				d.IdenticalTo, how = &r, tables.JoinedByIdentical
+			case a.Outcome == redirects.Joined:
+				how = tables.JoinedByRedirect
+			}
+			d.JoinedBy = &how
+			k := int64(a.Kept)
+			d.KeptDocID = &k
+			if r := a.ResToKept; !math.IsNaN(r) {
+				d.ResemblanceToKept = &r
+			}
 			d.IsRepresentative = k == d.DocID
 			n.Clustered++
-		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort:
+		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort || d.Status == tables.StatusRedirect:
 			d.IsRepresentative = true
 			k, r := d.DocID, 1.0
 			d.KeptDocID, d.ResemblanceToKept = &k, &r
@@ -345,20 +372,40 @@ func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 	return n
 }
 
-// Rows makes the clusters-table rows of stats, in their order; docs (sorted
-// by doc ID) supply the kept documents' URLs.
+func ptr[T any](v T) *T { return &v }
+
+// Rows makes the clusters-table rows of stats, in their order (of cluster
+// ID; a cluster's Extra stats, the redirects that joined it, are added to
+// its own); docs (sorted by doc ID) supply the kept documents' URLs.
 func Rows(stats []packed.ClusterStat, docs []tables.Doc) []tables.Cluster {
 	rows := make([]tables.Cluster, 0, len(stats))
-	for _, st := range stats {
+	for i := 0; i < len(stats); {
+		st := stats[i]
+		var size, redirected uint32
+		j := i
+		for ; j < len(stats) && stats[j].Cluster == st.Cluster; j++ {
+			if !stats[j].Extra {
+				st = stats[j]
+			}
+			size += stats[j].Size
+			redirected += stats[j].Redirects
+		}
+		i = j
 		c := tables.Cluster{
 			ClusterID:           int64(st.Cluster),
-			Size:                int64(st.Size),
+			Size:                int64(size),
 			IdenticalCopies:     int64(st.Copies),
 			RepresentativeDocID: int64(st.Kept),
 			LinkedPairs:         int64(st.Links),
-			// Size >= 2: there is a member besides the kept one.
-			MinResemblanceToKept:  st.MinToKept,
-			MeanResemblanceToKept: st.SumToKept / float64(st.Size-1),
+			RedirectMembers:     int64(redirected),
+			// A cluster of a document and the redirects to it alone has
+			// no other member to compare: 1, as the redirects' pages
+			// are the same page (Zhu et al.).
+			MinResemblanceToKept:  1,
+			MeanResemblanceToKept: 1,
+		}
+		if others := size - redirected - 1; others > 0 {
+			c.MinResemblanceToKept, c.MeanResemblanceToKept = st.MinToKept, st.SumToKept/float64(others)
 		}
 		if k, ok := slices.BinarySearchFunc(docs, st.Kept, func(d tables.Doc, id uint64) int { return cmp.Compare(uint64(d.DocID), id) }); ok {
 			c.RepresentativeURL = docs[k].URL

@@ -2,10 +2,13 @@ package clusters
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/clustering/redirects"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
 )
@@ -22,9 +25,9 @@ func TestComponentsJoinRows(t *testing.T) {
 	}
 	assign, stats, perID := Components(edges, nil, nil, Options{})
 	if got := fmt.Sprint(assign); got != fmt.Sprint([]packed.Assignment{
-		{Doc: 10, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10, ResToKept: 1}, {Doc: 20, Cluster: 10, IdenticalTo: 10, Kept: 10, ResToKept: 1},
-		{Doc: 30, Cluster: 10, IdenticalTo: 10, Kept: 10, ResToKept: 1}, {Doc: 40, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10, ResToKept: 1},
-		{Doc: 50, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50, ResToKept: 1}, {Doc: 60, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50, ResToKept: 1},
+		{Doc: 10, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10, ResToKept: 1, Target: packed.NoDoc}, {Doc: 20, Cluster: 10, IdenticalTo: 10, Kept: 10, ResToKept: 1, Target: packed.NoDoc},
+		{Doc: 30, Cluster: 10, IdenticalTo: 10, Kept: 10, ResToKept: 1, Target: packed.NoDoc}, {Doc: 40, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 10, ResToKept: 1, Target: packed.NoDoc},
+		{Doc: 50, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50, ResToKept: 1, Target: packed.NoDoc}, {Doc: 60, Cluster: 50, IdenticalTo: packed.NoDoc, Kept: 50, ResToKept: 1, Target: packed.NoDoc},
 	}) {
 		t.Errorf("assignments %v", got)
 	}
@@ -65,6 +68,45 @@ func TestComponentsJoinRows(t *testing.T) {
 	_, only, _ := Components([]packed.Edge{{A: 1, B: 2, Resemblance: 1, Copy: true}}, nil, nil, Options{})
 	if r := Rows(only, nil); r[0].MinResemblance != nil || r[0].RepresentativeURL != nil {
 		t.Errorf("copies-only cluster row %+v", r[0])
+	}
+}
+
+// TestJoinRedirects: a redirect that joined a cluster is in it by
+// redirect, with its target and hops and no resemblance to the kept
+// document; one whose chain ended without a document is alone with the
+// reason; the clusters row counts the redirects that joined it, and a
+// cluster of a document and its redirects alone compares no members.
+func TestJoinRedirects(t *testing.T) {
+	nan := math.NaN()
+	docs := []tables.Doc{{DocID: 10, Status: tables.StatusOK}, {DocID: 11, Status: tables.StatusRedirect}, {DocID: 12, Status: tables.StatusOK},
+		{DocID: 13, Status: tables.StatusRedirect}, {DocID: 14, Status: tables.StatusOK}, {DocID: 15, Status: tables.StatusRedirect}}
+	assign := []packed.Assignment{
+		{Doc: 10, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 12, ResToKept: 0.8, Target: packed.NoDoc},
+		{Doc: 11, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 12, ResToKept: nan, Target: 10, Hops: 2, Outcome: redirects.Joined},
+		{Doc: 12, Cluster: 10, IdenticalTo: packed.NoDoc, Kept: 12, ResToKept: 1, Target: packed.NoDoc},
+		{Doc: 13, Cluster: packed.NoDoc, IdenticalTo: packed.NoDoc, Kept: packed.NoDoc, ResToKept: nan, Target: packed.NoDoc, Hops: 1, Outcome: redirects.Cycle},
+	}
+	if n := Join(docs, assign); n != (Counts{Clustered: 3, Alone: 3}) {
+		t.Errorf("counts %+v", n)
+	}
+	if d := docs[1]; d.ClusterID == nil || *d.ClusterID != 10 || d.JoinedBy == nil || *d.JoinedBy != tables.JoinedByRedirect || d.ResemblanceToKept != nil ||
+		d.RedirectTarget == nil || *d.RedirectTarget != 10 || d.RedirectHops == nil || *d.RedirectHops != 2 || d.IsRepresentative {
+		t.Errorf("joined redirect %+v", d)
+	}
+	if d := docs[3]; d.ClusterID != nil || d.Reason == nil || !strings.Contains(*d.Reason, "cycle") || d.RedirectTarget != nil || !d.IsRepresentative {
+		t.Errorf("redirect in a cycle %+v", d)
+	}
+	if d := docs[2]; d.JoinedBy == nil || *d.JoinedBy != tables.JoinedByContent || !d.IsRepresentative {
+		t.Errorf("kept document %+v", d)
+	}
+	rows := Rows([]packed.ClusterStat{
+		{Cluster: 10, Size: 2, Links: 1, MinResemblance: 0.8, SumResemblance: 0.8, Kept: 12, MinToKept: 0.8, SumToKept: 0.8},
+		{Cluster: 10, Size: 1, Redirects: 1, Extra: true},
+		{Cluster: 20, Size: 3, Redirects: 2, Kept: 20, MinResemblance: math.Inf(1), MinToKept: 1},
+	}, docs)
+	if len(rows) != 2 || rows[0].Size != 3 || rows[0].RedirectMembers != 1 || rows[0].RepresentativeDocID != 12 || rows[0].MeanResemblanceToKept != 0.8 ||
+		rows[1].Size != 3 || rows[1].RedirectMembers != 2 || rows[1].MinResemblanceToKept != 1 || rows[1].MeanResemblanceToKept != 1 || rows[1].MinResemblance != nil {
+		t.Errorf("rows %+v", rows)
 	}
 }
 

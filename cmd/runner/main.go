@@ -249,6 +249,11 @@ func main() {
 	}
 	fmt.Print(uncertainWarning(c["links_uncertain"], c["links"]))
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])
+	if c["redirects"] > 0 {
+		fmt.Printf("neardup: %d redirects: %d joined their pages' clusters (%d pages alone until then made one), %d alone: %d to URLs not in the input, %d in cycles, %d longer than 8, %d to empty pages\n",
+			c["redirects"], c["redirects_joined"], c["clusters_of_redirects"], c["redirects"]-c["redirects_joined"],
+			c["redirects_outside"], c["redirect_cycles"], c["redirects_too_long"], c["redirects_to_empty"])
+	}
 	fmt.Printf("neardup: accounting: %d input rows = %d docs rows = %d clustered + %d alone + %d empty or rejected\n",
 		c["docs"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
 	for _, b := range m.BadFiles {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -96,16 +97,42 @@ func printJSON(w io.Writer, v any) error {
 func printURLAnswer(w io.Writer, a query.URLAnswer, exact bool) {
 	d := a.Doc
 	fmt.Fprintf(w, "neardup: doc %d, %s: sweep %s, %s, %d tokens, row %d of %s\n", d.DocID, d.URL, d.Sweep, d.Status, d.Tokens, d.SourceRow, d.SourceFile)
+	if len(d.Chain) > 0 {
+		fmt.Fprintf(w, "neardup: redirects: %s\n", chainText(d))
+	}
 	if a.Cluster == nil {
-		fmt.Fprintf(w, "neardup: in no cluster\n")
+		fmt.Fprintf(w, "neardup: in no cluster")
+		if d.Reason != "" {
+			fmt.Fprintf(w, ": %s", d.Reason)
+		}
+		fmt.Fprintln(w)
 		return
 	}
 	fmt.Fprintf(w, "neardup: cluster %d of %d documents", a.Cluster.ClusterID, a.Cluster.Size)
+	if d.JoinedBy != "" {
+		fmt.Fprintf(w, ", in it by %s", d.JoinedBy)
+	}
 	if a.Kept != nil {
 		fmt.Fprintf(w, "; kept: doc %d, %s", a.Kept.DocID, a.Kept.URL)
 	}
 	fmt.Fprintln(w)
 	printSimilar(w, len(a.Members), func(i int) (query.Doc, query.Similarity) { return a.Members[i].Doc, a.Members[i].Similarity }, exact, "queried document")
+}
+
+// chainText is a redirect's chain as one line: each URL with the
+// document there, if any, and its status.
+func chainText(d query.Doc) string {
+	var b strings.Builder
+	b.WriteString(d.URL)
+	for _, h := range d.Chain {
+		fmt.Fprintf(&b, " -> %s", h.URL)
+		if h.DocID != nil {
+			fmt.Fprintf(&b, " (doc %d, %s)", *h.DocID, h.Status)
+		} else {
+			b.WriteString(" (no document)")
+		}
+	}
+	return b.String()
 }
 
 // printSimilar prints documents and their similarity to the query (what

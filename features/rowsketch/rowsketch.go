@@ -140,6 +140,14 @@ func (rs *Sketcher) Sketch(sp crawl.Split, row crawl.Row) (tables.Doc, *packed.S
 		Sweep:      cfg.Sweep,
 	}
 	doc.ContentFingerprint = int64(rs.h.String(row.Content))
+	if row.Redirect != "" {
+		// A redirect's body is the crawler's stub ("301 Moved
+		// Permanently"), shared by thousands of redirects: not sketched,
+		// not an identical copy of anything. It joins its target's
+		// cluster instead (transforms.Redirects).
+		doc.Status, doc.RedirectTo = tables.StatusRedirect, optional(row.Redirect)
+		return doc, nil, [3]uint64{}
+	}
 	if cfg.MaxDocBytes > 0 && len(row.Content) > cfg.MaxDocBytes {
 		doc.Status = tables.StatusRejected
 		doc.Reason = optional(fmt.Sprintf("%s of %d bytes exceeds --max-doc-bytes %d", cfg.Columns.ContentColumn(), len(row.Content), cfg.MaxDocBytes))

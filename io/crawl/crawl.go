@@ -27,6 +27,7 @@ import (
 type Columns struct {
 	Text, HTML, URL, ID, Date             string
 	Score                                 string // a numeric column --keep=max/min ranks by; required when named
+	Redirect                              string // the column of the URL a row redirects to (--redirect-column); required when named
 	URLRequired, IDRequired, DateRequired bool
 }
 
@@ -52,6 +53,7 @@ type Row struct {
 	Null     bool   // the text (or HTML) value is null
 	Score    float64
 	HasScore bool   // the Score column's value is present (not null)
+	Redirect string // the URL the row redirects to; empty: none
 	TypeNote string // set when a value of an unexpected type was read as text
 }
 
@@ -59,6 +61,7 @@ type Row struct {
 type binding struct {
 	content, url, id, date int           // leaf column index, -1 when absent
 	score                  int           // the Score column's, -1 when not wanted
+	redirect               int           // the Redirect column's, -1 when not wanted
 	dateUnit               time.Duration // a timestamp date column's unit, 0 otherwise
 }
 
@@ -105,6 +108,9 @@ func bind(path string, schema *parquet.Schema, cols Columns) (binding, error) {
 		return b, err
 	}
 	if b.score, err = look(cols.Score, true, false); err != nil {
+		return b, err
+	}
+	if b.redirect, err = look(cols.Redirect, true, true); err != nil {
 		return b, err
 	}
 	if b.score >= 0 {
@@ -228,6 +234,8 @@ func readOpen(f *parquet.File, sp Split, skip, n int64, cols Columns, fn func(Ro
 					row.ID = valueString(v)
 				case b.score:
 					row.Score, row.HasScore = numberOf(v)
+				case b.redirect:
+					row.Redirect = strings.TrimSpace(valueString(v))
 				case b.date:
 					if b.dateUnit > 0 && v.Kind() == parquet.Int64 {
 						row.Date = time.Unix(0, 0).Add(time.Duration(v.Int64()) * b.dateUnit).UTC().Format(time.RFC3339Nano)

@@ -295,11 +295,19 @@ func sumTallies(ctx context.Context, names []string) (map[string]int64, error) {
 			return nil, errs[i]
 		}
 		for k, v := range t {
-			sums[k] += v
+			if MaxTallies[k] {
+				sums[k] = max(sums[k], v)
+			} else {
+				sums[k] += v
+			}
 		}
 	}
 	return sums, nil
 }
+
+// MaxTallies are the tallies whose files hold maxima, not counts: their
+// sum is the largest.
+var MaxTallies = map[string]bool{"largest_cluster": true, "components_max_worker_records": true}
 
 // TalliesDir is where, under the run's temporary folder, the pipeline
 // writes counts the manifest must not lose (JSON objects of counter name

@@ -108,7 +108,24 @@ func ReadDocs(ctx context.Context, name string) ([]Doc, error) {
 		column[Doc]{name: "is_representative", set: func(r *Doc, v parquet.Value) { r.IsRepresentative = v.Boolean() }},
 		column[Doc]{name: "kept_doc_id", set: optionalInt(func(r *Doc, x *int64) { r.KeptDocID = x })},
 		column[Doc]{name: "resemblance_to_kept", set: setResemblanceToKept},
+		column[Doc]{name: "joined_by", newer: true, set: func(r *Doc, v parquet.Value) { r.JoinedBy = optionalString(v) }},
+		column[Doc]{name: "redirect_target", newer: true, set: optionalInt(func(r *Doc, x *int64) { r.RedirectTarget = x })},
+		column[Doc]{name: "redirect_hops", newer: true, set: func(r *Doc, v parquet.Value) {
+			if !v.IsNull() {
+				x := v.Int32()
+				r.RedirectHops = &x
+			}
+		}},
 	))
+}
+
+// optionalString reads a nullable string.
+func optionalString(v parquet.Value) *string {
+	if v.IsNull() {
+		return nil
+	}
+	s := string(v.ByteArray())
+	return &s
 }
 
 // ReadKeepColumns reads, column by column, what an export needs of a
@@ -152,13 +169,7 @@ func setResemblanceToKept(r *Doc, v parquet.Value) { r.ResemblanceToKept = optio
 // low-cardinality strings (sweep, source file, status, extraction) share
 // one string per run of equal values: the list is one read's.
 func docMetaColumns() []column[Doc] {
-	optional := func(v parquet.Value) *string {
-		if v.IsNull() {
-			return nil
-		}
-		s := string(v.ByteArray())
-		return &s
-	}
+	optional := optionalString
 	var sweep, file, status, extraction string
 	return []column[Doc]{
 		{name: "doc_id", integer: func(r *Doc, x int64) { r.DocID = x }},
@@ -176,6 +187,7 @@ func docMetaColumns() []column[Doc] {
 		{name: "sketch_size", integer: func(r *Doc, x int64) { r.SketchSize = int32(x) }},
 		{name: "content_fingerprint", integer: func(r *Doc, x int64) { r.ContentFingerprint = x }},
 		{name: "lexical_fingerprint", integer: func(r *Doc, x int64) { r.LexicalFingerprint = x }},
+		{name: "redirect_to", newer: true, set: func(r *Doc, v parquet.Value) { r.RedirectTo = optional(v) }},
 	}
 }
 
@@ -286,6 +298,9 @@ type column[T any] struct {
 	name    string
 	set     func(*T, parquet.Value)
 	integer func(*T, int64)
+	// newer is set on a column later versions added: a file without it
+	// (written before) leaves the field zero.
+	newer bool
 }
 
 // readIntegers reads the values of a page of a required integer column
@@ -333,6 +348,13 @@ func readColumns[T any](ctx context.Context, name string, cols []column[T]) ([]T
 		return nil, err
 	}
 	defer closer.Close()
+	present := cols[:0:0]
+	for _, col := range cols {
+		if _, ok := f.Schema().Lookup(strings.Split(col.name, ".")...); ok || !col.newer {
+			present = append(present, col)
+		}
+	}
+	cols = present
 	index, flat := make([]int, len(cols)), make([]bool, len(cols))
 	for c, col := range cols {
 		leaf, ok := f.Schema().Lookup(strings.Split(col.name, ".")...)

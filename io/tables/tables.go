@@ -20,6 +20,14 @@ const (
 	StatusEmpty    = "empty"     // no tokens (null, empty or only punctuation/whitespace)
 	StatusTooShort = "too_short" // fewer tokens than the shingle size: identical copies only
 	StatusRejected = "rejected"  // not processed; Reason says why
+	StatusRedirect = "redirect"  // redirects to another URL (--redirect-column): not sketched, joins the cluster its chain ends in
+)
+
+// How a document is in its cluster (Doc.JoinedBy).
+const (
+	JoinedByContent   = "content"   // by its own content: linked, or the document its copies and redirects join
+	JoinedByIdentical = "identical" // an identical copy of a member
+	JoinedByRedirect  = "redirect"  // redirecting, directly or through a chain, to a member
 )
 
 // Doc is one row of docs/: one per input row, always.
@@ -44,6 +52,15 @@ type Doc struct {
 	IsRepresentative   bool     `parquet:"is_representative"`
 	KeptDocID          *int64   `parquet:"kept_doc_id,optional"`
 	ResemblanceToKept  *float64 `parquet:"resemblance_to_kept,optional"`
+	// JoinedBy is how the document is in its cluster (JoinedBy*); null
+	// when it is in none.
+	JoinedBy *string `parquet:"joined_by,optional"`
+	// Under --redirect-column: the URL the row redirects to, as the
+	// input has it; the document its chain of redirects ends at, in the
+	// input; and the redirects followed to reach it (1: directly).
+	RedirectTo     *string `parquet:"redirect_to,optional"`
+	RedirectTarget *int64  `parquet:"redirect_target,optional"`
+	RedirectHops   *int32  `parquet:"redirect_hops,optional"`
 }
 
 // Cluster is one row of clusters/: one per cluster of two or more documents.
@@ -58,6 +75,9 @@ type Cluster struct {
 	MeanResemblance       *float64 `parquet:"mean_resemblance,optional"`
 	MinResemblanceToKept  float64  `parquet:"min_resemblance_to_kept"`
 	MeanResemblanceToKept float64  `parquet:"mean_resemblance_to_kept"`
+	// RedirectMembers is how many of Size are pages redirecting to
+	// another member (--redirect-column).
+	RedirectMembers int64 `parquet:"redirect_members"`
 }
 
 // Pair is one row of pairs/: a pair of representatives that reached phase 4.

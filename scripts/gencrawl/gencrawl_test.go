@@ -99,6 +99,15 @@ func TestCommittedTestdataUpToDate(t *testing.T) {
 	cf, hf := outputFiles()
 	compareDirs(t, crawlDir, filepath.Join(committed, "crawl"), cf, hint)
 	compareDirs(t, htmlDir, filepath.Join(committed, "html"), hf, hint)
+	_, _, out := generated(t)
+	redirects := filepath.Join(t.TempDir(), "redirects")
+	if err := os.MkdirAll(redirects, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.WriteRedirects(redirects); err != nil {
+		t.Fatal(err)
+	}
+	compareDirs(t, redirects, filepath.Join(committed, "redirects"), []string{"part-00000.parquet", RedirectsPart}, hint)
 }
 
 func readParquet[T any](t *testing.T, path string) []T {

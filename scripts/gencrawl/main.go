@@ -1,13 +1,15 @@
 // Command gencrawl deterministically generates the synthetic sample crawl used
 // by the neardup tests: testdata/crawl (FineWeb-schema Parquet files with
 // planted exact, lexical, near and contained duplicates, boilerplate sites and
-// edge rows, plus truth.json) and testdata/html (raw HTML pages with planted
+// edge rows, plus truth.json), testdata/html (raw HTML pages with planted
 // markup variants, near copies and shared script/style blocks, plus
-// truth.json).
+// truth.json) and testdata/redirects (the sample's pages and redirects to
+// them, with chains, shared stub bodies, cycles and dead ends: see
+// BuildRedirects).
 //
 // Usage (from the module root; these are the defaults):
 //
-//	go run ./scripts/gencrawl -out testdata/crawl -html-out testdata/html -seed 1
+//	go run ./scripts/gencrawl -out testdata/crawl -html-out testdata/html -redirects-out testdata/redirects -seed 1
 package main
 
 import (
@@ -91,9 +93,15 @@ func writeParquet[T any](path string, rows []T, rowsPerGroup int64) error {
 func main() {
 	out := flag.String("out", "testdata/crawl", "output directory of the crawl parquet files and truth.json")
 	htmlOut := flag.String("html-out", "testdata/html", "output directory of the html parquet file and truth.json")
+	redirectsOut := flag.String("redirects-out", "testdata/redirects", "output directory of the redirect crawl's parquet files")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
 	o, err := Generate(*out, *htmlOut, *seed)
+	if err == nil {
+		if err = os.MkdirAll(*redirectsOut, 0o755); err == nil {
+			err = o.WriteRedirects(*redirectsOut)
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gencrawl:", err)
 		os.Exit(1)
@@ -102,5 +110,5 @@ func main() {
 	for _, f := range o.CrawlFiles {
 		n += len(f)
 	}
-	fmt.Printf("wrote %d crawl rows in %d files to %s, %d html pages to %s\n", n, len(o.CrawlFiles), *out, len(o.HTMLRows), *htmlOut)
+	fmt.Printf("wrote %d crawl rows in %d files to %s, %d html pages to %s, the redirect crawl to %s\n", n, len(o.CrawlFiles), *out, len(o.HTMLRows), *htmlOut, *redirectsOut)
 }

@@ -99,7 +99,7 @@ func BenchmarkDecodeEdge(b *testing.B) {
 
 func BenchmarkDecodeAssignment(b *testing.B) {
 	benchDecode(b, func(r *rand.Rand) Assignment {
-		return Assignment{r.Uint64(), r.Uint64(), NoDoc, r.Uint64(), r.Float64()}
+		return Assignment{r.Uint64(), r.Uint64(), NoDoc, r.Uint64(), r.Float64(), NoDoc, 0, 0}
 	}, AppendAssignments)
 }
 
@@ -121,7 +121,7 @@ func BenchmarkDecodeClusterLink(b *testing.B) {
 
 func BenchmarkDecodeClusterStat(b *testing.B) {
 	benchDecode(b, func(r *rand.Rand) ClusterStat {
-		return ClusterStat{r.Uint64(), r.Uint32(), r.Uint32(), r.Uint32(), r.Float64(), r.Float64(), r.Uint64(), r.Float64(), r.Float64()}
+		return ClusterStat{r.Uint64(), r.Uint32(), r.Uint32(), r.Uint32(), r.Float64(), r.Float64(), r.Uint64(), r.Float64(), r.Float64(), 0, false}
 	}, AppendClusterStats)
 }
 

@@ -394,14 +394,22 @@ func AppendDocRanks(dst []DocRank, b []byte) ([]DocRank, error) {
 // Assignment places one document in a cluster. IdenticalTo is NoDoc unless
 // the document is an identical copy skipped by the shortcut. Kept is the
 // document that stands for the cluster (--keep), ResToKept this one's
-// estimated resemblance to it.
+// estimated resemblance to it. Under --redirect-column, a redirecting
+// document's Outcome says how its chain ended (a redirects.Outcome), Hops
+// how many redirects it followed and Target the document it ended at
+// (NoDoc for none); when the chain did not end at a document of the input,
+// Cluster and Kept are NoDoc: the assignment only carries that outcome to
+// the docs row.
 type Assignment struct {
 	Doc, Cluster, IdenticalTo, Kept uint64
 	ResToKept                       float64
+	Target                          uint64
+	Hops                            uint16
+	Outcome                         uint8
 }
 
 // AssignmentSize is the encoded size of an Assignment.
-const AssignmentSize = 40
+const AssignmentSize = 51
 
 // Append appends the encoding of a to b.
 func (a Assignment) Append(b []byte) []byte {
@@ -409,11 +417,14 @@ func (a Assignment) Append(b []byte) []byte {
 	b = le.AppendUint64(b, a.Cluster)
 	b = le.AppendUint64(b, a.IdenticalTo)
 	b = le.AppendUint64(b, a.Kept)
-	return le.AppendUint64(b, math.Float64bits(a.ResToKept))
+	b = le.AppendUint64(b, math.Float64bits(a.ResToKept))
+	b = le.AppendUint64(b, a.Target)
+	b = le.AppendUint16(b, a.Hops)
+	return append(b, a.Outcome)
 }
 
 func decodeAssignment(b []byte) Assignment {
-	return Assignment{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]), math.Float64frombits(le.Uint64(b[32:]))}
+	return Assignment{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:]), math.Float64frombits(le.Uint64(b[32:])), le.Uint64(b[40:]), le.Uint16(b[48:]), b[50]}
 }
 
 // AppendAssignments decodes the assignments in b and appends them to dst.
@@ -520,7 +531,11 @@ func AppendClusterLinks(dst []ClusterLink, b []byte) ([]ClusterLink, error) {
 
 // ClusterStat summarizes one cluster for the clusters table. Kept is the
 // document that stands for it (--keep); MinToKept and SumToKept are over
-// the other members' resemblances to it.
+// the other members' resemblances to it, redirects aside. Redirects is how
+// many of Size are pages redirecting to a member (--redirect-column). An
+// Extra stat only adds members to the cluster's own stat (Size and
+// Redirects; the rest unset): the redirects that join it, counted where
+// their targets are.
 type ClusterStat struct {
 	Cluster        uint64
 	Size           uint32
@@ -531,10 +546,12 @@ type ClusterStat struct {
 	Kept           uint64
 	MinToKept      float64
 	SumToKept      float64
+	Redirects      uint32
+	Extra          bool
 }
 
 // ClusterStatSize is the encoded size of a ClusterStat.
-const ClusterStatSize = 60
+const ClusterStatSize = 65
 
 // Append appends the encoding of c to b.
 func (c ClusterStat) Append(b []byte) []byte {
@@ -546,18 +563,101 @@ func (c ClusterStat) Append(b []byte) []byte {
 	b = le.AppendUint64(b, math.Float64bits(c.SumResemblance))
 	b = le.AppendUint64(b, c.Kept)
 	b = le.AppendUint64(b, math.Float64bits(c.MinToKept))
-	return le.AppendUint64(b, math.Float64bits(c.SumToKept))
+	b = le.AppendUint64(b, math.Float64bits(c.SumToKept))
+	b = le.AppendUint32(b, c.Redirects)
+	if c.Extra {
+		return append(b, 1)
+	}
+	return append(b, 0)
 }
 
 func decodeClusterStat(b []byte) ClusterStat {
 	return ClusterStat{le.Uint64(b), le.Uint32(b[8:]), le.Uint32(b[12:]), le.Uint32(b[16:]),
 		math.Float64frombits(le.Uint64(b[20:])), math.Float64frombits(le.Uint64(b[28:])), le.Uint64(b[36:]),
-		math.Float64frombits(le.Uint64(b[44:])), math.Float64frombits(le.Uint64(b[52:]))}
+		math.Float64frombits(le.Uint64(b[44:])), math.Float64frombits(le.Uint64(b[52:])), le.Uint32(b[60:]), b[64] == 1}
 }
 
 // AppendClusterStats decodes the stats in b and appends them to dst.
 func AppendClusterStats(dst []ClusterStat, b []byte) ([]ClusterStat, error) {
 	return appendFixed(dst, b, ClusterStatSize, "cluster stats", decodeClusterStat)
+}
+
+// URLOwner is a row's claim on its URL, in redirect resolution
+// (--redirect-column): URL is the fingerprint of the row's URL, Doc the
+// row, Kind what it is (a redirects.Kind) and, for a redirect, Next the
+// fingerprint of the URL it redirects to.
+type URLOwner struct {
+	URL, Doc, Next uint64
+	Kind           uint8
+}
+
+// URLOwnerSize is the encoded size of a URLOwner.
+const URLOwnerSize = 25
+
+// Append appends the encoding of o to b.
+func (o URLOwner) Append(b []byte) []byte {
+	b = le.AppendUint64(b, o.URL)
+	b = le.AppendUint64(b, o.Doc)
+	b = le.AppendUint64(b, o.Next)
+	return append(b, o.Kind)
+}
+
+func decodeURLOwner(b []byte) URLOwner {
+	return URLOwner{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), b[24]}
+}
+
+// AppendURLOwners decodes the owners in b and appends them to dst.
+func AppendURLOwners(dst []URLOwner, b []byte) ([]URLOwner, error) {
+	return appendFixed(dst, b, URLOwnerSize, "URL owners", decodeURLOwner)
+}
+
+// RedirectHop is a redirect on its way along its chain: Source the
+// redirecting row, At the fingerprint of the URL reached and to look up
+// next, Visited the fingerprints of the URLs passed (the source's own
+// first; as many as the redirects followed). Once the chain has ended,
+// Outcome says how (a redirects.Outcome, 0 while under way) and Target is
+// the document it ended at.
+type RedirectHop struct {
+	Source, At, Target uint64
+	Outcome            uint8
+	Visited            []uint64
+}
+
+// redirectHopHeader is the encoded size of a RedirectHop without its
+// visited URLs.
+const redirectHopHeader = 29
+
+// redirectHopLayout: the count of Visited is at 24.
+var redirectHopLayout = variable{"redirect hop", redirectHopHeader, 24, 1, 0}
+
+// Append appends the encoding of h to b.
+func (h RedirectHop) Append(b []byte) []byte {
+	b = le.AppendUint64(b, h.Source)
+	b = le.AppendUint64(b, h.At)
+	b = le.AppendUint64(b, h.Target)
+	b = le.AppendUint32(b, uint32(len(h.Visited)))
+	b = append(b, h.Outcome)
+	for _, v := range h.Visited {
+		b = le.AppendUint64(b, v)
+	}
+	return b
+}
+
+// AppendRedirectHops decodes the hops in b and appends them to dst. Their
+// visited URLs share one allocation.
+func AppendRedirectHops(dst []RedirectHop, b []byte) ([]RedirectHop, error) {
+	arena, _, err := redirectHopLayout.frame(b)
+	if err != nil {
+		return dst, err
+	}
+	for len(b) > 0 {
+		h := RedirectHop{Source: le.Uint64(b), At: le.Uint64(b[8:]), Target: le.Uint64(b[16:]), Outcome: b[28]}
+		n := int(le.Uint32(b[24:]))
+		b = b[redirectHopHeader:]
+		h.Visited, b, arena = readUint64s(b, n, arena)
+		dst = append(dst, h)
+	}
+	return dst, nil
 }
 
 // Shuffled batches are compressed: runners keep every shuffle in memory

@@ -36,9 +36,9 @@ func TestRoundTrips(t *testing.T) {
 		sks, b3 = append(sks, sk), sk.Append(b3)
 		e := Edge{rng.Uint64(), rng.Uint64(), rng.Float64(), rank(rng, i%3), i%2 == 0}
 		es, b4 = append(es, e), e.Append(b4)
-		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc, rng.Uint64(), rng.Float64()}
+		a := Assignment{rng.Uint64(), rng.Uint64(), NoDoc, rng.Uint64(), rng.Float64(), rng.Uint64(), uint16(rng.Uint32()), uint8(i % 6)}
 		as, b5 = append(as, a), a.Append(b5)
-		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64(), rng.Uint64(), rng.Float64(), rng.Float64()}
+		c := ClusterStat{rng.Uint64(), rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Float64(), rng.Float64(), rng.Uint64(), rng.Float64(), rng.Float64(), rng.Uint32(), i%2 == 1}
 		cs, b6 = append(cs, c), c.Append(b6)
 		a7 := Arc{rng.Uint64(), rng.Uint64()}
 		arcs, b7 = append(arcs, a7), a7.Append(b7)
@@ -92,6 +92,25 @@ func TestRoundTrips(t *testing.T) {
 	}
 	if _, err := AppendEdges(nil, b4[:len(b4)-1]); err == nil {
 		t.Error("a truncated edges batch decoded without error")
+	}
+	var owners []URLOwner
+	var hops []RedirectHop
+	var b12, b13 []byte
+	for i := range 50 {
+		o := URLOwner{rng.Uint64(), rng.Uint64(), rng.Uint64(), uint8(i % 3)}
+		owners, b12 = append(owners, o), o.Append(b12)
+		h := RedirectHop{Source: rng.Uint64(), At: rng.Uint64(), Target: rng.Uint64(), Outcome: uint8(i % 5)}
+		for range i % 4 {
+			h.Visited = append(h.Visited, rng.Uint64())
+		}
+		hops, b13 = append(hops, h), h.Append(b13)
+	}
+	got12, err := AppendURLOwners(nil, b12)
+	check("URL owners", owners, got12, err)
+	got13, err := AppendRedirectHops(nil, b13)
+	check("redirect hops", hops, got13, err)
+	if _, err := AppendRedirectHops(nil, b13[:len(b13)-1]); err == nil {
+		t.Error("a truncated redirect hops batch decoded without error")
 	}
 	got8, err := AppendClusterLinks(nil, b8)
 	check("cluster links", cls, got8, err)

@@ -19,12 +19,14 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/clustering/clusters"
+	"github.com/neardup/neardup/clustering/redirects"
 	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
 )
 
 // ErrUnknownURL is the error of a query for a URL no document has.
@@ -150,6 +152,21 @@ type Doc struct {
 	Tokens     int64    `json:"tokens"`
 	Identical  *int64   `json:"identical_to,omitempty"`
 	ToKept     *float64 `json:"resemblance_to_kept,omitempty"`
+	JoinedBy   string   `json:"joined_by,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	// Chain is a redirect's chain (--redirect-column): the URLs it leads
+	// through, each with the document the index has there, to where it
+	// ends.
+	Chain []Hop `json:"redirect_chain,omitempty"`
+}
+
+// Hop is one URL of a redirect chain and the document the output has
+// there (the one that wins the URL, as the run chose: with content, then
+// redirecting, then empty; the smallest doc ID), if any.
+type Hop struct {
+	URL    string `json:"url"`
+	DocID  *int64 `json:"doc_id,omitempty"`
+	Status string `json:"status,omitempty"`
 }
 
 func docOf(d *tables.Doc) Doc {
@@ -159,7 +176,73 @@ func docOf(d *tables.Doc) Doc {
 		out.URL = *d.URL
 	}
 	out.Kept = d.KeptDocID != nil && *d.KeptDocID == d.DocID
+	if d.JoinedBy != nil {
+		out.JoinedBy = *d.JoinedBy
+	}
+	if d.Reason != nil {
+		out.Reason = *d.Reason
+	}
 	return out
+}
+
+// docOf is a document as queries show it, with its redirect chain.
+func (ix *Index) docOf(d *tables.Doc) Doc {
+	out := docOf(d)
+	out.Chain = ix.chain(d)
+	return out
+}
+
+// chain follows d's redirects through the output's docs, URL by URL, as
+// the run did (package redirects), until a document with content, a URL
+// no document has, a URL passed already, or redirects.MaxHops redirects.
+func (ix *Index) chain(d *tables.Doc) []Hop {
+	var hops []Hop
+	seen := map[string]bool{}
+	if d.URL != nil {
+		seen[*d.URL] = true
+	}
+	for d != nil && d.Status == tables.StatusRedirect && d.RedirectTo != nil && len(hops) < redirects.MaxHops {
+		u := redirects.Target(deref(d.URL), *d.RedirectTo)
+		h := Hop{URL: u}
+		d = ix.urlOwner(u)
+		if d != nil {
+			id := d.DocID
+			h.DocID, h.Status = &id, d.Status
+		}
+		hops = append(hops, h)
+		if seen[u] {
+			break
+		}
+		seen[u] = true
+	}
+	return hops
+}
+
+// urlOwner is the document that wins url in redirect resolution, or nil.
+func (ix *Index) urlOwner(url string) *tables.Doc {
+	var best *tables.Doc
+	var bestOwner packed.URLOwner
+	for _, i := range ix.byURL[url] {
+		d := &ix.docs[i]
+		o := packed.URLOwner{Doc: uint64(d.DocID), Kind: redirects.Empty}
+		switch d.Status {
+		case tables.StatusRedirect:
+			o.Kind = redirects.Redirect
+		case tables.StatusOK, tables.StatusTooShort:
+			o.Kind = redirects.Content
+		}
+		if best == nil || redirects.Wins(o, bestOwner) {
+			best, bestOwner = d, o
+		}
+	}
+	return best
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Similarity is how alike a document is to the query: estimated from the
@@ -209,7 +292,7 @@ func (ix *Index) URL(ctx context.Context, url string, exact bool) ([]URLAnswer, 
 	var answers []URLAnswer
 	for _, i := range found {
 		d := &ix.docs[i]
-		a := URLAnswer{Doc: docOf(d)}
+		a := URLAnswer{Doc: ix.docOf(d)}
 		if d.ClusterID != nil {
 			if c, ok := ix.clusters[*d.ClusterID]; ok {
 				a.Cluster = &c
@@ -289,7 +372,7 @@ func (ix *Index) Doc(id int64) (Doc, bool) {
 	if d == nil {
 		return Doc{}, false
 	}
-	return docOf(d), true
+	return ix.docOf(d), true
 }
 
 // NumDocs is the number of documents in the index.

@@ -301,3 +301,43 @@ func TestSharedSpans(t *testing.T) {
 		t.Errorf("texts with no shingle in common: %v marked", inA)
 	}
 }
+
+// TestRedirectChain: a query shows a redirect's chain through the output's
+// documents: two hops to the page a two-hop redirect joined, with the
+// documents there; a cycle back to its first URL; a dead end with no
+// document and the reason.
+func TestRedirectChain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	cfg := sampletest.Config()
+	cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+	if _, err := pipelines.Run(context.Background(), pipelines.Options{Input: "../../testdata/redirects/*.parquet", Output: dir, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// scripts/gencrawl: old.example/0 -> moved.example/0 -> the first page.
+	answers, err := ix.URL(context.Background(), "https://old.example/0", false)
+	if err != nil || len(answers) != 1 {
+		t.Fatalf("%v, %v", answers, err)
+	}
+	page, _ := ix.Doc(0)
+	d := answers[0].Doc
+	if len(d.Chain) != 2 || d.Chain[0].URL != "https://moved.example/0" || d.Chain[0].Status != tables.StatusRedirect ||
+		d.Chain[1].URL != page.URL || d.Chain[1].DocID == nil || *d.Chain[1].DocID != 0 || d.JoinedBy != tables.JoinedByRedirect ||
+		answers[0].Cluster == nil || page.ClusterID == nil || answers[0].Cluster.ClusterID != *page.ClusterID {
+		t.Errorf("two hops: %+v in cluster %+v; the page %+v", d, answers[0].Cluster, page)
+	}
+	answers, _ = ix.URL(context.Background(), "https://loop.example/a0", false)
+	if d := answers[0].Doc; len(d.Chain) != 2 || d.Chain[1].URL != "https://loop.example/a0" || answers[0].Cluster != nil || !strings.Contains(d.Reason, "cycle") {
+		t.Errorf("cycle: %+v", d)
+	}
+	answers, _ = ix.URL(context.Background(), "https://away.example/0", false)
+	if d := answers[0].Doc; len(d.Chain) != 1 || d.Chain[0].DocID != nil || !strings.Contains(d.Reason, "not in the input") {
+		t.Errorf("dead end: %+v", d)
+	}
+	if p, _ := ix.Doc(0); len(p.Chain) != 0 {
+		t.Errorf("a page has a chain: %+v", p)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/views/query"
 )
 
@@ -274,4 +275,37 @@ func activeMarkup(t *testing.T, page string) string {
 	}
 	walk(doc)
 	return found
+}
+
+// TestRedirectPage: a redirect's page shows its chain, each URL escaped
+// and linked to the document there, how it is in its cluster, and for one
+// that found no page, the reason.
+func TestRedirectPage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	cfg := sampletest.Config()
+	cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+	if _, err := pipelines.Run(context.Background(), pipelines.Options{Input: "../../testdata/redirects/*.parquet", Output: dir, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := query.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(ix))
+	t.Cleanup(srv.Close)
+	answers, err := ix.URL(context.Background(), "https://old.example/0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := answers[0].Doc
+	code, page := get(t, srv, fmt.Sprintf("/doc/%d", d.DocID))
+	for _, want := range []string{"&rarr; https://moved.example/0", `<a href="/doc/0">doc 0</a>, ok`, ", by redirect"} {
+		if code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("doc page of %s (%d): no %q in\n%s", d.URL, code, want, page)
+		}
+	}
+	answers, _ = ix.URL(context.Background(), "https://away.example/0", false)
+	if _, page := get(t, srv, fmt.Sprintf("/doc/%d", answers[0].Doc.DocID)); !strings.Contains(page, "(no document)") || !strings.Contains(page, "redirect target not in the input") {
+		t.Errorf("dead end's page:\n%s", page)
+	}
 }

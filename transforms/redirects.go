@@ -1,0 +1,294 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/clustering/redirects"
+	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/shuffle/packed"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&claimURLsFn{})
+	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&firstHopFn{})
+	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&hopFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&joinRedirectsFn{})
+}
+
+// Redirects gives the rows of --redirect-column their clusters: Zhu et
+// al.'s redirection-based duplicates (package redirects). It takes meta,
+// the docs rows of Sketch keyed by doc partition, and the assignments and
+// stats of Cluster, and follows every redirect row's chain to the document
+// it ends at, one round of hops per redirect followed (redirects.MaxHops
+// rounds), each redirect at the partition of the URL it has reached,
+// which holds the owners of those URLs only: no worker holds all URLs. A
+// redirect whose chain ends at a document joins that document's cluster;
+// a document in none until then makes one with the redirects to it. It
+// returns the assignments and stats with the redirects' added (the
+// documents that redirects made a cluster of included), and notes,
+// packed.Assignment batches keyed by doc partition, with Cluster NoDoc,
+// of the redirects whose chains ended without a document: the docs rows
+// say why. seed is the fingerprints' (of URLs).
+func Redirects(s beam.Scope, meta, assignments, stats beam.PCollection, seed uint64, place Placement) (withRedirects, withStats, notes beam.PCollection) {
+	s = s.Scope("Redirects")
+	parts := place.Partitions
+	owners, hops := beam.ParDo2(s, &claimURLsFn{Seed: seed, Partitions: parts}, meta)
+	outs := beam.ParDoN(s, &firstHopFn{Partitions: parts}, beam.CoGroupByKey(s, owners, hops))
+	states, joined, noted, pending := outs[0], []beam.PCollection{outs[1]}, []beam.PCollection{outs[2]}, outs[3]
+	tallies := []beam.PCollection{outs[4]}
+	for round := 2; round <= redirects.MaxHops; round++ {
+		outs := beam.ParDoN(s.Scope(fmt.Sprintf("Hop%d", round)), &hopFn{Partitions: parts, Last: round == redirects.MaxHops}, beam.CoGroupByKey(s, states, pending))
+		joined, noted, pending = append(joined, outs[0]), append(noted, outs[1]), outs[2]
+		tallies = append(tallies, outs[3])
+	}
+	drainKV(s, pending) // empty: every chain has ended by the last round
+	added, addedStats, joinTally := beam.ParDo3(s, &joinRedirectsFn{Partitions: parts}, beam.CoGroupByKey(s, beam.Flatten(s, joined...), assignments))
+	writeTallies(s, "redirects", place.TempDir, append(tallies, joinTally)...)
+	return beam.Flatten(s, assignments, added), beam.Flatten(s, stats, addedStats), beam.Flatten(s, noted...)
+}
+
+// claimURLsFn sends each docs row's claim on its URL to the URL's
+// partition, and each redirect row's first hop to the partition of the URL
+// it points to.
+type claimURLsFn struct {
+	Seed        uint64
+	Partitions  int
+	owners, hop *batcher // the bundle's (see batcher)
+}
+
+func (f *claimURLsFn) StartBundle(ctx context.Context, emitOwners, emitHops func(int, []byte)) {
+	f.owners, f.hop = nil, nil
+}
+
+func (f *claimURLsFn) FinishBundle(ctx context.Context, emitOwners, emitHops func(int, []byte)) {
+	finishBatcher(&f.owners, ctx, emitOwners)
+	finishBatcher(&f.hop, ctx, emitHops)
+}
+
+func (f *claimURLsFn) ProcessElement(ctx context.Context, _ int, sealed []byte, emitOwners, emitHops func(int, []byte)) error {
+	docs, err := openDocRows(sealed)
+	if err != nil {
+		return err
+	}
+	h := fingerprint.New(f.Seed)
+	parts := f.Partitions
+	owners := bundleBatcher(&f.owners, ctx, "url_owners", parts, emitOwners)
+	hops := bundleBatcher(&f.hop, ctx, "redirect_hops", parts, emitHops)
+	for _, d := range docs {
+		own := deref(d.URL)
+		var ownKey uint64 // a redirect without a URL of its own: none to come back to
+		if own != "" {
+			ownKey = h.String(own)
+		}
+		o := packed.URLOwner{URL: ownKey, Doc: uint64(d.DocID), Kind: redirects.Empty}
+		switch d.Status {
+		case tables.StatusRedirect:
+			o.Kind, o.Next = redirects.Redirect, h.String(redirects.Target(own, deref(d.RedirectTo)))
+			hops.add(packed.Partition(o.Next, parts), redirects.Start(o.Doc, ownKey, o.Next))
+		case tables.StatusOK, tables.StatusTooShort:
+			o.Kind = redirects.Content
+		}
+		if own != "" {
+			owners.add(packed.Partition(ownKey, parts), o)
+		}
+	}
+	return nil
+}
+
+// hopOut is what a round of hops emits: the chains that ended at a
+// document (to the document's partition), notes of those that ended
+// without one (to the redirect's), the chains under way (to the partition
+// of the URL they reached), and the outcomes' tallies.
+type hopOut struct {
+	Partitions             int
+	joined, noted, pending *batcher // the bundle's (see batcher)
+}
+
+func (o *hopOut) reset() { o.joined, o.noted, o.pending = nil, nil, nil }
+
+func (o *hopOut) finish(ctx context.Context, emitJoined, emitNoted, emitPending func(int, []byte)) {
+	finishBatcher(&o.joined, ctx, emitJoined)
+	finishBatcher(&o.noted, ctx, emitNoted)
+	finishBatcher(&o.pending, ctx, emitPending)
+}
+
+// step takes every hop one URL on over owners (as redirects.Owners gives
+// them) and sends it where it goes next. last says no hop may be under way
+// after this round.
+func (o *hopOut) step(ctx context.Context, hops []packed.RedirectHop, owners []packed.URLOwner, last bool, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) error {
+	parts := o.Partitions
+	joined := bundleBatcher(&o.joined, ctx, "redirects_joined", parts, emitJoined)
+	noted := bundleBatcher(&o.noted, ctx, "redirect_notes", parts, emitNoted)
+	pending := bundleBatcher(&o.pending, ctx, "redirect_hops", parts, emitPending)
+	ended := map[uint8]int64{}
+	for _, h := range hops {
+		owner, ok := redirects.Lookup(owners, h.At)
+		h = redirects.Step(h, owner, ok)
+		switch h.Outcome {
+		case redirects.Underway:
+			if last {
+				return fmt.Errorf("redirects: the chain of doc %d is under way after %d rounds", h.Source, redirects.MaxHops)
+			}
+			pending.add(packed.Partition(h.At, parts), h)
+			continue
+		case redirects.Joined:
+			joined.add(packed.Partition(h.Target, parts), h)
+		default:
+			noted.add(packed.Partition(h.Source, parts), packed.Assignment{Doc: h.Source, Cluster: packed.NoDoc, IdenticalTo: packed.NoDoc, Kept: packed.NoDoc,
+				ResToKept: math.NaN(), Target: packed.NoDoc, Hops: uint16(redirects.Hops(h)), Outcome: h.Outcome})
+		}
+		ended[h.Outcome]++
+	}
+	for outcome, n := range ended {
+		tally(redirects.Tally[outcome], n)
+	}
+	return nil
+}
+
+// firstHopFn is the first round: at each URL partition, the winning owner
+// of each URL some redirect points to (every URL a chain can reach is
+// one), kept for the later rounds, and every redirect's first hop.
+type firstHopFn struct {
+	Partitions int
+	hopOut
+	states *batcher
+}
+
+func (f *firstHopFn) StartBundle(ctx context.Context, emitStates, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) {
+	f.reset()
+	f.states = nil
+}
+
+func (f *firstHopFn) FinishBundle(ctx context.Context, emitStates, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.states, ctx, emitStates)
+	f.finish(ctx, emitJoined, emitNoted, emitPending)
+}
+
+func (f *firstHopFn) ProcessElement(ctx context.Context, part int, ownersIt, hopsIt func(*[]byte) bool, emitStates, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) error {
+	owners, err := decodeBatches(ownersIt, packed.AppendURLOwners)
+	if err != nil {
+		return err
+	}
+	hops, err := decodeBatches(hopsIt, packed.AppendRedirectHops)
+	if err != nil {
+		return err
+	}
+	owners = redirects.Owners(owners)
+	wanted := make(map[uint64]bool, len(hops))
+	for _, h := range hops {
+		wanted[h.At] = true
+	}
+	f.hopOut.Partitions = f.Partitions
+	states := bundleBatcher(&f.states, ctx, "url_states", f.Partitions, emitStates)
+	for _, o := range owners {
+		if wanted[o.URL] {
+			states.add(part, o)
+		}
+	}
+	tally("redirects", int64(len(hops)))
+	return f.step(ctx, hops, owners, false, emitJoined, emitNoted, emitPending, tally)
+}
+
+// hopFn is a later round: the hops that reached a URL partition meet the
+// owners of its URLs there.
+type hopFn struct {
+	Partitions int
+	Last       bool // the last round: every chain ends here
+	hopOut
+}
+
+func (f *hopFn) StartBundle(ctx context.Context, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) {
+	f.reset()
+}
+
+func (f *hopFn) FinishBundle(ctx context.Context, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) {
+	f.finish(ctx, emitJoined, emitNoted, emitPending)
+}
+
+func (f *hopFn) ProcessElement(ctx context.Context, _ int, statesIt, hopsIt func(*[]byte) bool, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) error {
+	hops, err := decodeBatches(hopsIt, packed.AppendRedirectHops)
+	if err != nil || len(hops) == 0 {
+		return err
+	}
+	owners, err := decodeBatches(statesIt, packed.AppendURLOwners)
+	if err != nil {
+		return err
+	}
+	f.hopOut.Partitions = f.Partitions
+	return f.step(ctx, hops, redirects.Owners(owners), f.Last, emitJoined, emitNoted, emitPending, tally)
+}
+
+// joinRedirectsFn puts the redirects whose chains ended at a document of
+// its doc partition into that document's cluster, or, for a document in
+// none, into a new cluster named by it.
+type joinRedirectsFn struct {
+	Partitions      int
+	assigns, extras *batcher // the bundle's (see batcher)
+}
+
+func (f *joinRedirectsFn) StartBundle(ctx context.Context, emitAssigns, emitStats func(int, []byte), tally func(string, int64)) {
+	f.assigns, f.extras = nil, nil
+}
+
+func (f *joinRedirectsFn) FinishBundle(ctx context.Context, emitAssigns, emitStats func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.assigns, ctx, emitAssigns)
+	finishBatcher(&f.extras, ctx, emitStats)
+}
+
+func (f *joinRedirectsFn) ProcessElement(ctx context.Context, _ int, joinedIt, assignsIt func(*[]byte) bool, emitAssigns, emitStats func(int, []byte), tally func(string, int64)) error {
+	joined, err := decodeBatches(joinedIt, packed.AppendRedirectHops)
+	if err != nil || len(joined) == 0 {
+		return err
+	}
+	assigns, err := decodeBatches(assignsIt, packed.AppendAssignments)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(assigns, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
+	slices.SortFunc(joined, func(x, y packed.RedirectHop) int {
+		return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Source, y.Source))
+	})
+	parts := f.Partitions
+	out := bundleBatcher(&f.assigns, ctx, "redirect_assignments", parts, emitAssigns)
+	extras := bundleBatcher(&f.extras, ctx, "redirect_stats", parts, emitStats)
+	var made, members int64
+	for i := 0; i < len(joined); {
+		t := joined[i].Target
+		j := i
+		for j < len(joined) && joined[j].Target == t {
+			j++
+		}
+		n := uint32(j - i)
+		cluster, kept := t, t
+		if k, ok := slices.BinarySearchFunc(assigns, t, func(a packed.Assignment, d uint64) int { return cmp.Compare(a.Doc, d) }); ok {
+			cluster, kept = assigns[k].Cluster, assigns[k].Kept
+			extras.add(packed.Partition(kept, parts), packed.ClusterStat{Cluster: cluster, Size: n, Redirects: n, Extra: true})
+		} else {
+			// A document in no cluster: the redirects to it make one,
+			// named by it (the smallest doc ID of its members by
+			// content), which it keeps.
+			out.add(packed.Partition(t, parts), packed.Assignment{Doc: t, Cluster: t, IdenticalTo: packed.NoDoc, Kept: t, ResToKept: 1, Target: packed.NoDoc})
+			extras.add(packed.Partition(t, parts), packed.ClusterStat{Cluster: t, Size: 1 + n, Redirects: n, Kept: t, MinResemblance: math.Inf(1), MinToKept: 1})
+			made++
+			members++
+		}
+		for _, h := range joined[i:j] {
+			out.add(packed.Partition(h.Source, parts), packed.Assignment{Doc: h.Source, Cluster: cluster, IdenticalTo: packed.NoDoc, Kept: kept,
+				ResToKept: math.NaN(), Target: t, Hops: uint16(redirects.Hops(h)), Outcome: redirects.Joined})
+		}
+		members += int64(n)
+		i = j
+	}
+	tally("clusters", made)
+	tally("clustered_docs", members)
+	tally("clusters_of_redirects", made)
+	return nil
+}
