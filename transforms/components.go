@@ -38,8 +38,8 @@ func init() {
 // PCollection<KV<int, []byte>> of packed.Edge batches keyed by the doc
 // partition of A (phase 4's links; identical copies joined to their
 // representative, A), and ranks, PCollection<KV<int, []byte>> of
-// <doc, rank bits> packed.Arc batches keyed by doc partition (--keep; empty
-// for smallest-id), and reps, the representatives' packed.Sketch batches
+// packed.DocRank batches keyed by doc partition (--keep; empty for
+// smallest-id), and reps, the representatives' packed.Sketch batches
 // keyed by doc partition (to compare members with the kept document, and
 // for --clusters=centered). It finds the connected components of the links
 // (one worker's union-find, or large-star/small-star rounds over all

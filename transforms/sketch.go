@@ -42,8 +42,8 @@ func init() {
 // partition; sketches, PCollection<KV<int, []byte>> of packed.Sketch
 // batches keyed by the partition of the fingerprint that decides identity;
 // and equiv, the fingerprints of all three equivalence levels for
-// EquivalenceCounts; and ranks, PCollection<KV<int, []byte>> of <doc, rank
-// bits> packed.Arc batches keyed by doc partition, for every sketched
+// EquivalenceCounts; and ranks, PCollection<KV<int, []byte>> of
+// packed.DocRank batches keyed by doc partition, for every sketched
 // document when cfg.Keep ranks documents (empty otherwise); and sites,
 // PCollection<KV<int, []byte>> of packed.SiteCount batches for
 // SiteTemplates under cfg.Templates (empty otherwise), when the sketches of

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/views/query"
 )
 
@@ -77,5 +78,42 @@ func TestQueryCommand(t *testing.T) {
 	}
 	if err := queryMain(ctx, []string{"--from", dir, "--url", "https://nowhere.test/"}, &out); !errors.Is(err, query.ErrUnknownURL) {
 		t.Errorf("an unknown URL: %v", err)
+	}
+}
+
+// TestQueryRedirect: "runner query" of a redirect prints its chain and its
+// cluster's members without resemblances (its body is not compared), and
+// of its page, the redirect among the members with none.
+func TestQueryRedirect(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "out")
+	cfg := sampletest.Config()
+	cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+	if _, err := pipelines.Run(ctx, pipelines.Options{Input: "../../testdata/redirects/*.parquet", Output: dir, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := query.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := ix.Doc(0) // scripts/gencrawl: moved.example/0 redirects to it
+	var out bytes.Buffer
+	if err := queryMain(ctx, []string{"--from", dir, "--url", "https://moved.example/0"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"redirects: https://moved.example/0 -> " + page.URL + " (doc 0, ok)", "in it by redirect", "(a redirect's body is not compared)", "doc 0, by content, kept"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := queryMain(ctx, []string{"--from", dir, "--url", page.URL}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		// doc, resemblance, contained, contains, url (not kept).
+		if f := strings.Fields(line); strings.Contains(line, `"https://moved.example/0"`) && (len(f) != 5 || f[1] != "-") {
+			t.Errorf("the redirect's row has a resemblance: %q", line)
+		}
 	}
 }

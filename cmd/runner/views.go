@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/views/query"
 	"github.com/neardup/neardup/views/report"
 	"github.com/neardup/neardup/views/serve"
@@ -116,6 +117,18 @@ func printURLAnswer(w io.Writer, a query.URLAnswer, exact bool) {
 		fmt.Fprintf(w, "; kept: doc %d, %s", a.Kept.DocID, a.Kept.URL)
 	}
 	fmt.Fprintln(w)
+	if d.Status == tables.StatusRedirect {
+		// Its body, the crawler's stub, is not compared with anything.
+		fmt.Fprintf(w, "neardup: the cluster's members (a redirect's body is not compared):\n")
+		for _, m := range a.Members {
+			kept := ""
+			if m.Kept {
+				kept = ", kept"
+			}
+			fmt.Fprintf(w, "  doc %d, by %s%s: %q\n", m.DocID, m.JoinedBy, kept, m.URL)
+		}
+		return
+	}
 	printSimilar(w, len(a.Members), func(i int) (query.Doc, query.Similarity) { return a.Members[i].Doc, a.Members[i].Similarity }, exact, "queried document")
 }
 
@@ -152,7 +165,11 @@ func printSimilar(w io.Writer, n int, at func(int) (query.Doc, query.Similarity)
 		if d.Kept {
 			kept = "kept"
 		}
-		line := fmt.Sprintf("%d\t%s\t%.3f\t%s\t%s\t", d.DocID, kept, s.Resemblance, optional(s.InQuery), optional(s.OfQuery))
+		res := fmt.Sprintf("%.3f", s.Resemblance)
+		if d.Status == tables.StatusRedirect {
+			res = "-" // a redirect's body is not compared
+		}
+		line := fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t", d.DocID, kept, res, optional(s.InQuery), optional(s.OfQuery))
 		if exact && s.Exact != nil {
 			line += fmt.Sprintf("%.3f\t%.3f\t%.3f\t", s.Exact.Resemblance, s.Exact.InQuery, s.Exact.OfQuery)
 		}
