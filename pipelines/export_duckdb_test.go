@@ -19,17 +19,21 @@ import (
 // counts), in the input's order, with the input's columns and types. The
 // reference is SQL over the input and the docs table alone, never the
 // code under test. One corpus is also exported with --drop=identical and
-// one with --drop-invalid.
+// one with --drop-invalid; the redirect crawl with both rules that treat
+// redirect rows apart.
 func TestExportDuckDB(t *testing.T) {
 	duckdb(t, "SELECT 1") // skip (or, in CI, fail) at once without DuckDB
 	type corpus struct {
-		name, file string // file: a shared corpus; else the sample crawl
+		name, file string // file: a shared corpus, or a glob of testdata; else the sample crawl
 		html       bool
+		redirects  bool // --redirect-column fetch_redirect
 		rules      []export.Rule
 	}
 	dup := export.Rule{Drop: export.DropDuplicates}
 	corpora := []corpus{
 		{name: "sample", rules: []export.Rule{dup}},
+		// Redirect rows: dropped by duplicates, kept by identical.
+		{name: "redirects", file: "../testdata/redirects/*.parquet", redirects: true, rules: []export.Rule{dup, {Drop: export.DropIdentical}}},
 		{name: "deb-copyright", file: "deb-copyright.parquet", rules: []export.Rule{dup, {Drop: export.DropIdentical}}},
 		{name: "deb-manpages", file: "deb-manpages.parquet", rules: []export.Rule{dup}},
 		{name: "cc-main-2019-30-sample", file: "cc-main-2019-30-sample.parquet", rules: []export.Rule{dup, {Drop: export.DropDuplicates, DropInvalid: true}}},
@@ -41,10 +45,16 @@ func TestExportDuckDB(t *testing.T) {
 	for _, c := range corpora {
 		t.Run(c.name, func(t *testing.T) {
 			glob := sampleGlob
-			if c.file != "" {
+			switch {
+			case strings.HasPrefix(c.file, "../testdata/"):
+				glob = c.file
+			case c.file != "":
 				glob = shareddata.Path(t, c.file)
 			}
 			cfg := defaultConfig()
+			if c.redirects {
+				cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+			}
 			if c.html {
 				cfg.Columns.Text, cfg.Columns.HTML = "", "html"
 			}
@@ -74,7 +84,8 @@ func keptSQL(t *testing.T, rule export.Rule) string {
 	var valid string
 	switch rule.Drop {
 	case export.DropDuplicates:
-		valid = "d.is_representative"
+		// A redirect is never one to keep (docs/export.md).
+		valid = "d.is_representative AND d.status <> 'redirect'"
 	case export.DropIdentical:
 		valid = "d.identical_to IS NULL"
 	case export.DropNone:

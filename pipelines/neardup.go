@@ -55,7 +55,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
-	members, summaries := withRedirects(s, meta, assignments, stats, cfg) // redirects join their targets' clusters
+	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // redirects join their targets' clusters
 	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
 	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
@@ -64,12 +64,19 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 // withRedirects adds to phase 4's clusters the rows that redirect to their
 // documents, under --redirect-column (Zhu et al.'s redirection-based
 // duplicates), and returns the assignments, with notes of the redirects
-// that joined none, and the stats Assemble takes.
-func withRedirects(s beam.Scope, meta, assignments, stats beam.PCollection, cfg transforms.Config) (beam.PCollection, beam.PCollection) {
+// that joined none, and the stats Assemble takes. The rows' claims on
+// their URLs come from meta, docs rows as Sketch gives them, and, in an
+// update, from the index's docs shards.
+func withRedirects(s beam.Scope, meta beam.PCollection, indexDocs []string, assignments, stats beam.PCollection, cfg transforms.Config) (beam.PCollection, beam.PCollection) {
 	if cfg.Columns.Redirect == "" {
 		return assignments, stats
 	}
-	assignments, stats, notes := transforms.Redirects(s, meta, assignments, stats, cfg.Seed, cfg.Placement)
+	owners, hops := transforms.ClaimURLs(s, meta, cfg.Seed, cfg.Partitions)
+	if len(indexDocs) > 0 {
+		oldOwners, oldHops := transforms.IndexClaims(s, indexDocs, cfg.Seed, cfg.Partitions)
+		owners, hops = beam.Flatten(s, owners, oldOwners), beam.Flatten(s, hops, oldHops)
+	}
+	assignments, stats, notes := transforms.Redirects(s, owners, hops, assignments, stats, cfg.Placement)
 	return beam.Flatten(s, assignments, notes), stats
 }
 

@@ -56,7 +56,7 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	reps := transforms.ReadSketches(s, index.sketches, place.Partitions)
 	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
 	transforms.WritePairs(s, pairRows, link, place)
-	members, summaries := withRedirects(s, meta, assignments, stats, cfg) // the stored redirects followed again
+	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // the stored redirects followed again
 	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
 	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
 	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                         // for updates

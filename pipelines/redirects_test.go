@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/views/query"
 )
 
 // redirectRow is what the reference reads of the redirect crawl.
@@ -126,7 +128,8 @@ func TestRedirects(t *testing.T) {
 			t.Errorf("redirect doc %d (%s): hops %v, want %d", d.DocID, rows[i].URL, d.RedirectHops, want.hops)
 		}
 		if want.target < 0 {
-			if d.ClusterID != nil || d.Reason == nil || !strings.Contains(*d.Reason, want.why) || d.RedirectTarget != nil {
+			// Alone, and no document to keep: its body is a stub.
+			if d.ClusterID != nil || d.Reason == nil || !strings.Contains(*d.Reason, want.why) || d.RedirectTarget != nil || d.IsRepresentative || d.KeptDocID != nil {
 				t.Errorf("redirect doc %d (%s): cluster %v, reason %v; want none, %q", d.DocID, rows[i].URL, d.ClusterID, d.Reason, want.why)
 			}
 			continue
@@ -212,9 +215,200 @@ func TestRedirects(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTables(t, r, readResult(t, dir, m, policy.Default))
-	// update does not move redirect groups yet, and says so.
-	_, err = Update(context.Background(), UpdateOptions{From: r.dir, Options: Options{Input: "../testdata/crawl/part-00000.parquet", Output: t.TempDir(), Config: cfg}})
-	if err == nil || !strings.Contains(err.Error(), "redirects") {
-		t.Errorf("update of an index with redirects: %v", err)
+}
+
+// TestUpdateRedirectsEqualsFullRun: an update of the redirect crawl, in
+// one sweep, writes the tables of a full run over both parts, whichever
+// part is the index: the redirects coming after the pages they lead to,
+// or the pages coming after the redirects to them, which pointed outside
+// the index until then (Zhu et al.'s second case, a new page, with the
+// redirects to it).
+func TestUpdateRedirectsEqualsFullRun(t *testing.T) {
+	pages, err := filepath.Abs("../testdata/redirects/part-00000.parquet")
+	if err != nil {
+		t.Fatal(err)
 	}
+	redirects := strings.Replace(pages, "part-00000", "part-00001", 1)
+	for _, order := range [][2]string{{pages, redirects}, {redirects, pages}} {
+		name := map[string]string{pages: "pages", redirects: "redirects"}
+		t.Run(name[order[0]]+" first", func(t *testing.T) {
+			// Named so that the index's file sorts first, as in the
+			// full run's doc IDs.
+			dir := t.TempDir()
+			first, second := filepath.Join(dir, "a-"+name[order[0]]+".parquet"), filepath.Join(dir, "b-"+name[order[1]]+".parquet")
+			for i, f := range []string{first, second} {
+				if err := os.Symlink(order[i], f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := defaultConfig()
+			cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+			cfg.Partitions = 5
+			index := run(t, first, cfg)
+			cfg.Partitions = 10
+			up := runUpdate(t, index.dir, second, cfg)
+			full := run(t, filepath.Join(dir, "*.parquet"), cfg)
+			checkInvariants(t, up, len(full.docs))
+			if err := tables.Diff(context.Background(), full.dir, up.dir); err != nil {
+				t.Fatal(err)
+			}
+			ic, uc := index.manifest.Counts, up.manifest.Counts
+			if uc["redirects_joined"] <= ic["redirects_joined"] || uc["redirects"] != full.manifest.Counts["redirects"] {
+				t.Errorf("redirects joined: index %d, update %d; redirects: update %d, full run %d",
+					ic["redirects_joined"], uc["redirects_joined"], uc["redirects"], full.manifest.Counts["redirects"])
+			}
+			t.Logf("index: %d of %d redirects joined; update: %d of %d", ic["redirects_joined"], ic["redirects"], uc["redirects_joined"], uc["redirects"])
+		})
+	}
+}
+
+// sweepRow is a row of the crawls of TestUpdateRedirectCases.
+type sweepRow struct {
+	URL           string  `parquet:"url"`
+	Text          string  `parquet:"text"`
+	FetchRedirect *string `parquet:"fetch_redirect,optional"`
+}
+
+// TestUpdateRedirectCases crawls a site twice and checks Zhu et al.'s
+// three cases of an update (section 5.1), each by hand. Sweep 1: pages p1,
+// p2, p3, each in a cluster with a near copy (q1, q2, q3), a page z and a
+// page t alone, redirects r1 -> p1, s1 -> r1 -> p1, r2 -> p2, r3 -> p3, and
+// d -> n, e -> m, whose targets are not crawled yet. Sweep 2 crawls p1
+// again with z's text, p2 again with new text, p3 again redirecting to t,
+// n with t's text and m with new text. Then: case 1, a page whose content
+// changed moves group and takes the redirects to it along: r1 and s1 join
+// z's cluster with p1's new row; r2 makes a new cluster with p2's new row.
+// Case 2, a new page: n joins t's cluster, and d, which led nowhere, with
+// it; m makes a cluster with e. Case 3, a page that now redirects: p3's
+// new row joins t's cluster, and r3 follows it there (two redirects on).
+// The rows of sweep 1 keep their own clusters (p1 with q1, ...).
+func TestUpdateRedirectCases(t *testing.T) {
+	dir := t.TempDir()
+	page := func(u string, text string) sweepRow { return sweepRow{URL: "https://site.test/" + u, Text: text} }
+	redirect := func(u, to string) sweepRow {
+		to = "https://site.test/" + to
+		return sweepRow{URL: "https://site.test/" + u, Text: "301 Moved Permanently", FetchRedirect: &to}
+	}
+	near := func(i int) string { return strings.Replace(words(i, 120), "w", "changed w", 1) }
+	write := func(name string, rows ...sweepRow) string {
+		path := filepath.Join(dir, name)
+		if err := parquet.WriteFile(path, rows); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	sweep1 := write("sweep-1.parquet",
+		page("p1", words(1, 120)), page("q1", near(1)), page("p2", words(2, 120)), page("q2", near(2)),
+		page("p3", words(3, 120)), page("q3", near(3)), page("z", words(4, 120)), page("t", words(5, 120)),
+		redirect("r1", "p1"), redirect("s1", "r1"), redirect("r2", "p2"), redirect("r3", "p3"),
+		redirect("d", "n"), redirect("e", "m"))
+	sweep2 := write("sweep-2.parquet",
+		page("p1", near(4)), page("p2", words(6, 120)), redirect("p3", "t"), page("n", near(5)), page("m", words(7, 120)))
+
+	cfg := defaultConfig()
+	cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+	cfg.Sweep = "2026-10-01"
+	index := run(t, sweep1, cfg)
+	cfg.Sweep = "2026-11-01"
+	up := runUpdate(t, index.dir, sweep2, cfg)
+	checkInvariants(t, up, 19)
+
+	// The row of a URL in a sweep.
+	row := func(r *result, u, sweep string) *tables.Doc {
+		for i := range r.docs {
+			if d := &r.docs[i]; deref(d.URL) == "https://site.test/"+u && d.Sweep == sweep {
+				return d
+			}
+		}
+		t.Fatalf("no row of %s in sweep %s", u, sweep)
+		return nil
+	}
+	old := func(r *result, u string) *tables.Doc { return row(r, u, "2026-10-01") }
+	now := func(u string) *tables.Doc { return row(up, u, "2026-11-01") }
+	cluster := func(d *tables.Doc) int64 {
+		if d.ClusterID == nil {
+			return -1
+		}
+		return *d.ClusterID
+	}
+	same := func(what string, docs ...*tables.Doc) {
+		t.Helper()
+		for _, d := range docs[1:] {
+			if c := cluster(d); c < 0 || c != cluster(docs[0]) {
+				t.Errorf("%s: doc %d (%s, %s) in cluster %d, doc %d (%s) in %d", what, d.DocID, deref(d.URL), d.Sweep, c, docs[0].DocID, deref(docs[0].URL), cluster(docs[0]))
+			}
+		}
+	}
+	apart := func(what string, a, b *tables.Doc) {
+		t.Helper()
+		if cluster(a) >= 0 && cluster(a) == cluster(b) {
+			t.Errorf("%s: docs %d and %d share cluster %d", what, a.DocID, b.DocID, cluster(a))
+		}
+	}
+	leadsTo := func(what string, d, target *tables.Doc, hops int32) {
+		t.Helper()
+		if d.RedirectTarget == nil || *d.RedirectTarget != target.DocID || d.RedirectHops == nil || *d.RedirectHops != hops ||
+			deref(d.JoinedBy) != tables.JoinedByRedirect || d.KeptDocID == nil || target.KeptDocID == nil || *d.KeptDocID != *target.KeptDocID {
+			t.Errorf("%s: doc %d leads to %d in %d hops, joined by %q, keeps %d; want doc %d in %d, keeping %d",
+				what, d.DocID, deref(d.RedirectTarget), deref(d.RedirectHops), deref(d.JoinedBy), deref(d.KeptDocID), target.DocID, hops, deref(target.KeptDocID))
+		}
+	}
+
+	// The index, before: each redirect with its page; d and e lead
+	// outside the crawl.
+	same("index: p1's group", old(index, "p1"), old(index, "q1"), old(index, "r1"), old(index, "s1"))
+	same("index: p2's group", old(index, "p2"), old(index, "q2"), old(index, "r2"))
+	same("index: p3's group", old(index, "p3"), old(index, "q3"), old(index, "r3"))
+	for _, u := range []string{"d", "e"} {
+		if d := old(index, u); d.ClusterID != nil || !strings.Contains(deref(d.Reason), "not in the input") {
+			t.Errorf("index: %s in cluster %v, reason %q; want alone, its target not in the input", u, d.ClusterID, deref(d.Reason))
+		}
+	}
+
+	// Case 1: p1 changed to z's text; p2 to a text of its own.
+	same("case 1, a duplicate now: p1's redirects move with it to z's cluster", old(up, "z"), now("p1"), old(up, "r1"), old(up, "s1"))
+	leadsTo("case 1: r1", old(up, "r1"), now("p1"), 1)
+	leadsTo("case 1: s1", old(up, "s1"), now("p1"), 2)
+	same("case 1: p1's old row stays with q1", old(up, "p1"), old(up, "q1"))
+	apart("case 1: p1's old group and new", old(up, "p1"), now("p1"))
+	same("case 1, unique now: p2 makes a cluster with its redirects", now("p2"), old(up, "r2"))
+	if p2 := now("p2"); cluster(p2) != p2.DocID || !p2.IsRepresentative {
+		t.Errorf("case 1: p2's new row in cluster %d, kept %v; want a cluster of its own, named by it", cluster(p2), p2.IsRepresentative)
+	}
+	leadsTo("case 1: r2", old(up, "r2"), now("p2"), 1)
+	same("case 1: p2's old row stays with q2", old(up, "p2"), old(up, "q2"))
+	apart("case 1: p2's old group and new", old(up, "p2"), now("p2"))
+
+	// Case 2: n, a new page like t, and m, new and unique.
+	same("case 2, a duplicate: n joins t's cluster, and d with it", old(up, "t"), now("n"), old(up, "d"))
+	leadsTo("case 2: d", old(up, "d"), now("n"), 1)
+	same("case 2, unique: m makes a cluster with e", now("m"), old(up, "e"))
+	leadsTo("case 2: e", old(up, "e"), now("m"), 1)
+
+	// Case 3: p3 now redirects to t.
+	same("case 3: p3 and the redirects to it join t's cluster", old(up, "t"), now("p3"), old(up, "r3"))
+	leadsTo("case 3: p3", now("p3"), old(up, "t"), 1)
+	leadsTo("case 3: r3", old(up, "r3"), old(up, "t"), 2)
+	same("case 3: p3's old row stays with q3", old(up, "p3"), old(up, "q3"))
+
+	// query shows r3's chain through p3's new row.
+	ix, err := query.Open(context.Background(), up.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := ix.Doc(old(up, "r3").DocID); !ok || len(d.Chain) != 2 || deref(d.Chain[0].DocID) != now("p3").DocID || d.Chain[0].Status != tables.StatusRedirect ||
+		deref(d.Chain[1].DocID) != old(up, "t").DocID {
+		t.Errorf("query: r3's chain %+v; want p3's new row (doc %d, a redirect), then t (doc %d)", d.Chain, now("p3").DocID, old(up, "t").DocID)
+	}
+	if c := up.manifest.Counts; c["redirects"] != 7 || c["redirects_joined"] != 7 {
+		t.Errorf("update: %d redirects, %d joined; want 7 and 7", c["redirects"], c["redirects_joined"])
+	}
+	// recluster follows the stored redirects of both sweeps as the
+	// update did.
+	again := t.TempDir()
+	m, err := Recluster(context.Background(), ReclusterOptions{From: up.dir, Output: again, Policy: cfg.Policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, up, readResult(t, again, m, cfg.Policy))
 }

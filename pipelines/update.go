@@ -33,9 +33,12 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 // the new documents; phases 2 and 3 counting only new-new and new-old
 // pairs, the index's own pairs coming from its pairs table (less the
 // shingles the new documents make too common); phase 4 over all of them;
-// and the tables of the whole, old documents and new. The index's tables
-// are read by the keyed steps, each its partition's shards
-// (cfg.Update), and those that only grow are carried over as they are.
+// under --redirect-column, every chain followed again over the index's
+// rows and the new ones (a URL's latest sweep wins it: Zhu et al.'s three
+// cases); and the tables of the whole, old documents and new. The
+// index's tables are read by the keyed steps, each its partition's
+// shards (cfg.Update), and those that only grow are carried over as they
+// are.
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplitsOf(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
@@ -57,7 +60,10 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
-	transforms.Assemble(s, meta, assignments, stats, cfg.Index, place) // the index's rows read there
+	// Redirects followed again over the whole, old and new rows (Zhu et
+	// al.'s three cases: a URL's latest row wins it).
+	members, summaries := withRedirects(s, meta, index.docs, assignments, stats, cfg)
+	transforms.Assemble(s, meta, members, summaries, cfg.Index, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
 	// documents of the latest sweep, for the lost and found.
 	all := beam.Flatten(s, meta, oldMeta)
@@ -90,12 +96,6 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	if err := src.Needs(opt.From, "update", tables.IndexNeeds); err != nil {
 		return nil, err // an index written with --tables: say so before anything else
-	}
-	if cfg.Columns.Redirect != "" || src.Settings["redirect_column"] != "" {
-		// Zhu et al.'s three cases (a page that changed, a new page, a
-		// page that now redirects) need the index's redirect groups
-		// moved, which update does not do yet.
-		return nil, settings.Usagef("update does not follow redirects yet: run the whole crawl again with --redirect-column, or recluster")
 	}
 	files, err := store.Match(ctx, opt.Input)
 	if err != nil {

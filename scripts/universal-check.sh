@@ -83,6 +83,15 @@ input='testdata/crawl/*.parquet'
   --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
   2> "$work/universal-update.log" || { tail -30 "$work/universal-update.log"; exit 1; }
 "$work/tablediff" "$work/universal-update" "$work/embedded"
+# An update of a crawl with redirects (the index's claims on URLs read
+# back, the chains followed again over old and new rows): the embedded
+# full run's tables.
+"$work/runner" --sweep-date=2026-01-01 --input 'testdata/redirects/part-00000.parquet' --output "$work/index-redirects" --redirect-column fetch_redirect --beam_strict \
+  2> "$work/index-redirects.log" || { tail -30 "$work/index-redirects.log"; exit 1; }
+"$work/runner" update --sweep-date=2026-01-01 --from "$work/index-redirects" --input 'testdata/redirects/part-00001.parquet' --output "$work/universal-update-redirects" \
+  --redirect-column fetch_redirect --runner=universal --endpoint="localhost:$job_port" --environment_type=LOOPBACK --beam_strict \
+  2> "$work/universal-update-redirects.log" || { tail -30 "$work/universal-update-redirects.log"; exit 1; }
+"$work/tablediff" "$work/universal-update-redirects" "$work/embedded-redirects"
 # The verification engines and the exact join (their own shuffles: the
 # features to the pairs that want them) through the job server too.
 for flags in "--mode=exact" "--verify=bloom --features=chunks:256 --stopwords=en" "--mode=supershingle --sketch=min:100 --verify=exact"; do

@@ -372,7 +372,7 @@ var Declarations = []*Setting{
 		Help: "also write the deduplicated crawl here when the run has finished, as runner export would (--drop, --drop-invalid, --add-columns; after an update, the update's sweep)",
 		set:  func(r *Run, v string) error { r.DedupOutput = v; return nil }},
 	{Name: "drop", Group: GroupOutput, Default: string(export.DropDuplicates), Commands: Export | Recluster | Update,
-		Help: "export, --dedup-output: which input rows are left out: duplicates (every clustered document but the one its cluster keeps, identical copies included: the rows whose docs row is not is_representative), identical (only exact copies: identical_to set) or none; empty and rejected rows go by --drop-invalid",
+		Help: "export, --dedup-output: which input rows are left out: duplicates (every clustered document but the one its cluster keeps, identical copies included: the rows whose docs row is not is_representative), identical (only exact copies: identical_to set) or none; empty and rejected rows go by --drop-invalid; redirect rows (--redirect-column) are dropped by duplicates",
 		set: func(r *Run, v string) (err error) {
 			r.Drop, err = export.ParseDrop(v)
 			return err

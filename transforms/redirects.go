@@ -18,29 +18,48 @@ import (
 
 func init() {
 	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&claimURLsFn{})
+	register.DoFn4x1[context.Context, string, func(int, []byte), func(int, []byte), error](&indexClaimsFn{})
 	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&firstHopFn{})
 	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&hopFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&joinRedirectsFn{})
 }
 
+// ClaimURLs makes the claims Redirects follows chains over, of meta, the
+// docs rows of Sketch keyed by doc partition: owners, packed.URLOwner
+// batches keyed by the partition of the URL each row claims, and hops,
+// packed.RedirectHop batches of each redirect row's first hop, keyed by
+// the partition of the URL it points to. seed is the fingerprints' (of
+// URLs).
+func ClaimURLs(s beam.Scope, meta beam.PCollection, seed uint64, partitions int) (owners, hops beam.PCollection) {
+	s = s.Scope("ClaimURLs")
+	return beam.ParDo2(s, &claimURLsFn{claims{Seed: seed, Partitions: partitions}}, meta)
+}
+
+// IndexClaims makes, for an update, the claims of an index's rows, from
+// its docs shards (five columns of them: doc_id, url, sweep, status,
+// redirect_to), as ClaimURLs does of new rows.
+func IndexClaims(s beam.Scope, docsShards []string, seed uint64, partitions int) (owners, hops beam.PCollection) {
+	s = s.Scope("IndexClaims")
+	return beam.ParDo2(s, &indexClaimsFn{claims{Seed: seed, Partitions: partitions}}, spread(s, docsShards))
+}
+
 // Redirects gives the rows of --redirect-column their clusters: Zhu et
-// al.'s redirection-based duplicates (package redirects). It takes meta,
-// the docs rows of Sketch keyed by doc partition, and the assignments and
-// stats of Cluster, and follows every redirect row's chain to the document
-// it ends at, one round of hops per redirect followed (redirects.MaxHops
-// rounds), each redirect at the partition of the URL it has reached,
-// which holds the owners of those URLs only: no worker holds all URLs. A
-// redirect whose chain ends at a document joins that document's cluster;
-// a document in none until then makes one with the redirects to it. It
-// returns the assignments and stats with the redirects' added (the
-// documents that redirects made a cluster of included), and notes,
-// packed.Assignment batches keyed by doc partition, with Cluster NoDoc,
-// of the redirects whose chains ended without a document: the docs rows
-// say why. seed is the fingerprints' (of URLs).
-func Redirects(s beam.Scope, meta, assignments, stats beam.PCollection, seed uint64, place Placement) (withRedirects, withStats, notes beam.PCollection) {
+// al.'s redirection-based duplicates (package redirects). It takes the
+// rows' claims on URLs, owners and hops as ClaimURLs gives them, and the
+// assignments and stats of Cluster, and follows every redirect row's
+// chain to the document it ends at, one round of hops per redirect
+// followed (redirects.MaxHops rounds), each redirect at the partition of
+// the URL it has reached, which holds the owners of those URLs only: no
+// worker holds all URLs. A redirect whose chain ends at a document joins
+// that document's cluster; a document in none until then makes one with
+// the redirects to it. It returns the assignments and stats with the
+// redirects' added (the documents that redirects made a cluster of
+// included), and notes, packed.Assignment batches keyed by doc partition,
+// with Cluster NoDoc, of the redirects whose chains ended without a
+// document: the docs rows say why.
+func Redirects(s beam.Scope, owners, hops, assignments, stats beam.PCollection, place Placement) (withRedirects, withStats, notes beam.PCollection) {
 	s = s.Scope("Redirects")
 	parts := place.Partitions
-	owners, hops := beam.ParDo2(s, &claimURLsFn{Seed: seed, Partitions: parts}, meta)
 	outs := beam.ParDoN(s, &firstHopFn{Partitions: parts}, beam.CoGroupByKey(s, owners, hops))
 	states, joined, noted, pending := outs[0], []beam.PCollection{outs[1]}, []beam.PCollection{outs[2]}, outs[3]
 	tallies := []beam.PCollection{outs[4]}
@@ -55,51 +74,71 @@ func Redirects(s beam.Scope, meta, assignments, stats beam.PCollection, seed uin
 	return beam.Flatten(s, assignments, added), beam.Flatten(s, stats, addedStats), beam.Flatten(s, noted...)
 }
 
-// claimURLsFn sends each docs row's claim on its URL to the URL's
-// partition, and each redirect row's first hop to the partition of the URL
-// it points to.
-type claimURLsFn struct {
+// claims sends docs rows' claims on their URLs, and redirect rows' first
+// hops, to their partitions: the bundle handling of claimURLsFn and
+// indexClaimsFn.
+type claims struct {
 	Seed        uint64
 	Partitions  int
 	owners, hop *batcher // the bundle's (see batcher)
 }
 
-func (f *claimURLsFn) StartBundle(ctx context.Context, emitOwners, emitHops func(int, []byte)) {
-	f.owners, f.hop = nil, nil
+func (c *claims) StartBundle(ctx context.Context, emitOwners, emitHops func(int, []byte)) {
+	c.owners, c.hop = nil, nil
 }
 
-func (f *claimURLsFn) FinishBundle(ctx context.Context, emitOwners, emitHops func(int, []byte)) {
-	finishBatcher(&f.owners, ctx, emitOwners)
-	finishBatcher(&f.hop, ctx, emitHops)
+func (c *claims) FinishBundle(ctx context.Context, emitOwners, emitHops func(int, []byte)) {
+	finishBatcher(&c.owners, ctx, emitOwners)
+	finishBatcher(&c.hop, ctx, emitHops)
 }
+
+// claim sends each row's claim on its URL to the URL's partition, and each
+// redirect row's first hop to the partition of the URL it points to.
+func (c *claims) claim(ctx context.Context, docs []tables.Doc, emitOwners, emitHops func(int, []byte)) {
+	h := fingerprint.New(c.Seed)
+	parts := c.Partitions
+	owners := bundleBatcher(&c.owners, ctx, "url_owners", parts, emitOwners)
+	hops := bundleBatcher(&c.hop, ctx, "redirect_hops", parts, emitHops)
+	for i := range docs {
+		d := &docs[i]
+		own := deref(d.URL)
+		var ownKey uint64 // a redirect without a URL of its own: none to come back to
+		if own != "" {
+			ownKey = h.String(own)
+		}
+		o := redirects.Claim(d)
+		o.URL = ownKey
+		if o.Kind == redirects.Redirect {
+			o.Next = h.String(redirects.Target(own, deref(d.RedirectTo)))
+			hops.add(packed.Partition(o.Next, parts), redirects.Start(o.Doc, ownKey, o.Next))
+		}
+		if own != "" {
+			owners.add(packed.Partition(ownKey, parts), o)
+		}
+	}
+}
+
+// claimURLsFn claims for the docs rows of Sketch.
+type claimURLsFn struct{ claims }
 
 func (f *claimURLsFn) ProcessElement(ctx context.Context, _ int, sealed []byte, emitOwners, emitHops func(int, []byte)) error {
 	docs, err := openDocRows(sealed)
 	if err != nil {
 		return err
 	}
-	h := fingerprint.New(f.Seed)
-	parts := f.Partitions
-	owners := bundleBatcher(&f.owners, ctx, "url_owners", parts, emitOwners)
-	hops := bundleBatcher(&f.hop, ctx, "redirect_hops", parts, emitHops)
-	for _, d := range docs {
-		own := deref(d.URL)
-		var ownKey uint64 // a redirect without a URL of its own: none to come back to
-		if own != "" {
-			ownKey = h.String(own)
-		}
-		o := packed.URLOwner{URL: ownKey, Doc: uint64(d.DocID), Kind: redirects.Empty}
-		switch d.Status {
-		case tables.StatusRedirect:
-			o.Kind, o.Next = redirects.Redirect, h.String(redirects.Target(own, deref(d.RedirectTo)))
-			hops.add(packed.Partition(o.Next, parts), redirects.Start(o.Doc, ownKey, o.Next))
-		case tables.StatusOK, tables.StatusTooShort:
-			o.Kind = redirects.Content
-		}
-		if own != "" {
-			owners.add(packed.Partition(ownKey, parts), o)
-		}
+	f.claim(ctx, docs, emitOwners, emitHops)
+	return nil
+}
+
+// indexClaimsFn claims for the rows of an index's docs shards.
+type indexClaimsFn struct{ claims }
+
+func (f *indexClaimsFn) ProcessElement(ctx context.Context, shard string, emitOwners, emitHops func(int, []byte)) error {
+	docs, err := tables.ReadClaims(ctx, shard)
+	if err != nil {
+		return err
 	}
+	f.claim(ctx, docs, emitOwners, emitHops)
 	return nil
 }
 

@@ -78,6 +78,9 @@ func docPartition(doc int64, n int) int { return packed.Partition(uint64(doc), n
 // are left empty). With no shards (not an update) it appends none.
 func appendIndexDocs(ctx context.Context, dst []tables.Doc, shards []Shard, part, parts int) ([]tables.Doc, error) {
 	old, err := readAligned(ctx, shards, part, parts, tables.ReadDocMeta, func(d *tables.Doc, n int) int { return docPartition(d.DocID, n) })
+	for i := range old {
+		clearClusterColumns(&old[i]) // a redirect's reason too: its chain is followed again
+	}
 	return append(dst, old...), err
 }
 

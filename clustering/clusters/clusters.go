@@ -312,10 +312,13 @@ type Counts struct {
 // that stands for this one: its cluster's kept document, or itself when
 // alone), resemblance_to_kept (1 for the kept and the alone; none for a
 // redirect, whose body is not compared), joined_by, is_representative,
-// true for a cluster's kept document and for every ok, too_short or
-// redirect document that is alone, and the redirect columns of a redirect
-// (its target and hops, or, when its chain ended without a document, the
-// reason, from an assignment with Cluster NoDoc).
+// true for a cluster's kept document and for every ok or too_short
+// document that is alone, and the redirect columns of a redirect (its
+// target and hops, or, when its chain ended without a document, the
+// reason, from an assignment with Cluster NoDoc). A redirect alone is
+// counted alone but stands for nothing: its body is a crawler's stub, not
+// a document to keep (WHERE is_representative is the deduplicated crawl),
+// so it has no kept_doc_id.
 func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 	var n Counts
 	ai := 0
@@ -360,10 +363,12 @@ func Join(docs []tables.Doc, assign []packed.Assignment) Counts {
 			}
 			d.IsRepresentative = k == d.DocID
 			n.Clustered++
-		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort || d.Status == tables.StatusRedirect:
+		case d.Status == tables.StatusOK || d.Status == tables.StatusTooShort:
 			d.IsRepresentative = true
 			k, r := d.DocID, 1.0
 			d.KeptDocID, d.ResemblanceToKept = &k, &r
+			n.Alone++
+		case d.Status == tables.StatusRedirect:
 			n.Alone++
 		default:
 			n.EmptyOrRejected++

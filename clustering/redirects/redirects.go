@@ -6,8 +6,10 @@
 // input.
 //
 // URLs are matched by their fingerprints. Every row with a URL claims it
-// (an Owner); where several rows share a URL, a row with content wins over
-// a redirect, a redirect over an empty row, then the smallest doc ID. A
+// (a Claim); where several rows share a URL, the row of the latest sweep
+// wins (a page crawled again is what its latest crawl found: Zhu et al.'s
+// cases of a page that changed or now redirects), then a row with content
+// over a redirect, a redirect over an empty row, then the smallest doc ID. A
 // redirect starts at the URL it points to (relative ones resolved against
 // its own) and each Step looks up the URL reached: a content row ends the
 // chain there; a redirect moves it on. A chain ends unresolved when a URL
@@ -23,7 +25,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
 )
 
@@ -90,9 +94,36 @@ func Target(own, to string) string {
 	return base.ResolveReference(t).String()
 }
 
-// Wins reports whether owner a wins its URL over b: a content row over a
-// redirect, a redirect over an empty row, then the smaller doc ID.
+// Claim is the docs row d's claim on its URL, its fingerprints (URL,
+// Next) left to the caller: its doc ID, sweep and kind by its status.
+func Claim(d *tables.Doc) packed.URLOwner {
+	o := packed.URLOwner{Doc: uint64(d.DocID), Sweep: SweepDay(d.Sweep), Kind: Empty}
+	switch d.Status {
+	case tables.StatusRedirect:
+		o.Kind = Redirect
+	case tables.StatusOK, tables.StatusTooShort:
+		o.Kind = Content
+	}
+	return o
+}
+
+// SweepDay is the sweep date (YYYY-MM-DD) as days since 1970-01-01, which
+// order sweeps as their dates do; 0 for none.
+func SweepDay(sweep string) uint32 {
+	t, err := time.Parse(time.DateOnly, sweep)
+	if err != nil || t.Unix() < 0 {
+		return 0
+	}
+	return uint32(t.Unix() / 86400)
+}
+
+// Wins reports whether owner a wins its URL over b: the later sweep, then
+// a content row over a redirect, a redirect over an empty row, then the
+// smaller doc ID.
 func Wins(a, b packed.URLOwner) bool {
+	if a.Sweep != b.Sweep {
+		return a.Sweep > b.Sweep
+	}
 	if a.Kind != b.Kind {
 		return a.Kind < b.Kind
 	}

@@ -9,10 +9,11 @@ import (
 )
 
 // row is a crawl row for the reference: its URL, what it redirects to
-// ("" none) and whether it has content.
+// ("" none), whether it has content, and its sweep (a day number).
 type row struct {
 	url, to string
 	content bool
+	sweep   uint32
 }
 
 // follow is the reference: it walks each redirect's chain over the rows'
@@ -30,8 +31,13 @@ func follow(rows []row, i int) (outcome uint8, target, hops int) {
 			return 3
 		}
 		for j, r := range rows {
-			if r.url == u && (best < 0 || rank(r) < rank(rows[best])) {
-				best = j // rows in doc ID order: the first of a rank wins
+			if r.url != u {
+				continue
+			}
+			// The latest sweep's rows, then by rank; rows in doc ID
+			// order: the first of a rank wins.
+			if best < 0 || r.sweep > rows[best].sweep || r.sweep == rows[best].sweep && rank(r) < rank(rows[best]) {
+				best = j
 			}
 		}
 		return best, best >= 0
@@ -71,7 +77,7 @@ func resolve(rows []row) map[int]packed.RedirectHop {
 	var owners []packed.URLOwner
 	var pending []packed.RedirectHop
 	for i, r := range rows {
-		o := packed.URLOwner{URL: key(r.url), Doc: uint64(i), Kind: Empty}
+		o := packed.URLOwner{URL: key(r.url), Doc: uint64(i), Sweep: r.sweep, Kind: Empty}
 		switch {
 		case r.to != "":
 			o.Kind, o.Next = Redirect, key(r.to)
@@ -103,22 +109,32 @@ func resolve(rows []row) map[int]packed.RedirectHop {
 
 func TestChains(t *testing.T) {
 	rows := []row{
-		0:  {"https://a/", "", true},
-		1:  {"https://r1/", "https://a/", false},        // one hop
-		2:  {"https://r2/", "https://r1/", false},       // two
-		3:  {"https://self/", "https://self/", false},   // a page redirecting to itself
-		4:  {"https://x/", "https://y/", false},         // x -> y -> x
-		5:  {"https://y/", "https://x/", false},         //
-		6:  {"https://out/", "https://nowhere/", false}, // not in the input
-		7:  {"https://e/", "", false},                   // empty
-		8:  {"https://toe/", "https://e/", false},       //
-		9:  {"https://a/", "https://elsewhere/", false}, // a's content wins its URL
-		10: {"https://r3/", "https://a/", false},        // many to one
-		11: {"https://cyc-in/", "https://x/", false},    // into a cycle: back at x
+		0:  {"https://a/", "", true, 0},
+		1:  {"https://r1/", "https://a/", false, 0},        // one hop
+		2:  {"https://r2/", "https://r1/", false, 0},       // two
+		3:  {"https://self/", "https://self/", false, 0},   // a page redirecting to itself
+		4:  {"https://x/", "https://y/", false, 0},         // x -> y -> x
+		5:  {"https://y/", "https://x/", false, 0},         //
+		6:  {"https://out/", "https://nowhere/", false, 0}, // not in the input
+		7:  {"https://e/", "", false, 0},                   // empty
+		8:  {"https://toe/", "https://e/", false, 0},       //
+		9:  {"https://a/", "https://elsewhere/", false, 0}, // a's content wins its URL
+		10: {"https://r3/", "https://a/", false, 0},        // many to one
+		11: {"https://cyc-in/", "https://x/", false, 0},    // into a cycle: back at x
+		// A later sweep: b's new content row wins its URL over the
+		// older one (Zhu's case 1), and c, which now redirects to a,
+		// over its older content (case 3).
+		12: {"https://b/", "", true, 0},
+		13: {"https://b/", "", true, 1},
+		14: {"https://to-b/", "https://b/", false, 0},
+		15: {"https://c/", "", true, 0},
+		16: {"https://c/", "https://a/", false, 1},
+		17: {"https://to-c/", "https://c/", false, 0},
 	}
 	want := map[int][3]int{ // outcome, target, hops
 		1: {int(Joined), 0, 1}, 2: {int(Joined), 0, 2}, 3: {int(Cycle), 0, 1}, 4: {int(Cycle), 0, 2}, 5: {int(Cycle), 0, 2},
 		6: {int(Outside), 0, 1}, 8: {int(ToEmpty), 0, 1}, 9: {int(Outside), 0, 1}, 10: {int(Joined), 0, 1}, 11: {int(Cycle), 0, 3},
+		14: {int(Joined), 13, 1}, 16: {int(Joined), 0, 1}, 17: {int(Joined), 0, 2},
 	}
 	got := resolve(rows)
 	if len(got) != len(want) {
@@ -147,7 +163,7 @@ func TestChainsMatchReference(t *testing.T) {
 		u := func() string { return fmt.Sprintf("https://h/%d", rng.IntN(urls)) }
 		rows := make([]row, n)
 		for i := range rows {
-			rows[i] = row{url: u(), content: rng.IntN(4) > 0}
+			rows[i] = row{url: u(), content: rng.IntN(4) > 0, sweep: uint32(rng.IntN(1 + trial%3))}
 			if rng.IntN(2) == 0 {
 				rows[i].to = u()
 			}
@@ -170,6 +186,14 @@ func TestChainsMatchReference(t *testing.T) {
 			if h.Outcome != o || (o == Joined && int(h.Target) != tg) || Hops(h) != hops {
 				t.Fatalf("trial %d, row %d of %+v: got outcome %d target %d hops %d; the reference %d %d %d", trial, i, rows, h.Outcome, h.Target, Hops(h), o, tg, hops)
 			}
+		}
+	}
+}
+
+func TestSweepDay(t *testing.T) {
+	for sweep, want := range map[string]uint32{"1970-01-01": 0, "1970-01-02": 1, "2026-11-27": 20784, "": 0, "garbage": 0} {
+		if got := SweepDay(sweep); got != want {
+			t.Errorf("SweepDay(%q) = %d, want %d", sweep, got, want)
 		}
 	}
 }

@@ -47,7 +47,7 @@
 // column flags default to cmd/runner's):
 //
 //	bench floor --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]
-//	bench pipeline --input GLOB --output DIR [--from INDEX] [--text-column C] [--html-column C] [--redirect-column C] [--cpuprofile FILE]   (pipelines.Run, or Update with --from, in-process)
+//	bench pipeline --input GLOB --output DIR [--from INDEX] [--text-column C] [--html-column C] [--redirect-column C] [--sweep-date D] [--cpuprofile FILE]   (pipelines.Run, or Update with --from, in-process)
 //	bench gen --docs N --out DIR [--seed S] [--text ascii|unicode] [--cpuprofile FILE]
 //	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
 //	bench update --input GLOB [--new-share 0.1] [--repeat 2] [--out DIR]   (runner update against a full run)
@@ -160,6 +160,7 @@ func pipelineMain(args []string) error {
 	htmlCol := fs.String("html-column", "", "column with raw HTML, used instead of --text-column")
 	from := fs.String("from", "", "an index: run an update of it with --input instead of a full run")
 	redirect := fs.String("redirect-column", "", "column of the URL a row redirects to (as the runner's flag)")
+	sweep := fs.String("sweep-date", "2026-01-01", "the input's sweep, as the runner's flag (bench update's by default)")
 	fs.Parse(args)
 	if err := flag.CommandLine.Parse(fs.Args()); err != nil {
 		return err
@@ -170,7 +171,7 @@ func pipelineMain(args []string) error {
 	}
 	return profiled(*prof, func() error {
 		opt := pipelines.Options{Input: *input, Output: *out, Config: columnConfig(*textCol, *htmlCol), Flags: map[string]string{}, Overwrite: true}
-		opt.Config.Sweep = "2026-01-01" // bench update's
+		opt.Config.Sweep = *sweep
 		opt.Config.Columns.Redirect, opt.Config.Columns.URLRequired = *redirect, *redirect != ""
 		run := pipelines.Run
 		if *from != "" {

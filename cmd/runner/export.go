@@ -41,8 +41,12 @@ func exported(w io.Writer, m *export.Manifest, dir string) {
 	c := m.Counts
 	fmt.Fprintf(w, "neardup: export of %s (--drop=%s, invalid rows %s, sweep %s, added columns %s): %d rows read in %d files\n",
 		m.From, m.Drop, map[bool]string{true: "dropped", false: "kept"}[m.DropInvalid], m.Sweep, m.Columns, c["rows_read"], len(m.Files))
-	fmt.Fprintf(w, "neardup: %d kept (%d of them empty or rejected), %d dropped: %d near duplicates, %d identical copies, %d empty or rejected\n",
+	fmt.Fprintf(w, "neardup: %d kept (%d of them empty or rejected), %d dropped: %d near duplicates, %d identical copies, %d empty or rejected",
 		c["rows_kept"], c[export.KeptInvalid.Name()], c["rows_dropped"], c[export.DroppedNear.Name()], c[export.DroppedCopy.Name()], c[export.DroppedEmpty.Name()])
+	if n := c[export.DroppedRedirect.Name()]; n > 0 {
+		fmt.Fprintf(w, ", %d redirects", n)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "neardup: %.1fs; files in %s\n", m.WallSeconds, shown(dir))
 }
 

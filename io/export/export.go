@@ -51,38 +51,50 @@ type Rule struct {
 type Code byte
 
 const (
-	Unseen        Code = iota // no docs row named this input row
-	Kept                      // kept, a valid document
-	KeptInvalid               // kept, with status empty or rejected
-	DroppedNear               // dropped: clustered, not the kept document, not an identical copy
-	DroppedCopy               // dropped: an identical copy (identical_to set)
-	DroppedEmpty              // dropped: empty or rejected, with --drop-invalid
-	codes                     // the number of codes
-	firstDropCode = DroppedNear
+	Unseen          Code = iota // no docs row named this input row
+	Kept                        // kept, a valid document
+	KeptInvalid                 // kept, with status empty or rejected
+	DroppedNear                 // dropped: clustered, not the kept document, not an identical copy
+	DroppedCopy                 // dropped: an identical copy (identical_to set)
+	DroppedEmpty                // dropped: empty or rejected, with --drop-invalid
+	DroppedRedirect             // dropped: a redirect (--redirect-column), with --drop=duplicates
+	codes                       // the number of codes
+	firstDropCode   = DroppedNear
 )
 
 // Name is the code's name in the export's counts.
 func (c Code) Name() string {
-	return [...]string{"unseen", "kept_valid", "kept_invalid", "dropped_near_duplicate", "dropped_identical", "dropped_invalid"}[c]
+	return [...]string{"unseen", "kept_valid", "kept_invalid", "dropped_near_duplicate", "dropped_identical", "dropped_invalid", "dropped_redirect"}[c]
 }
 
 // Keeps reports whether the row is written.
 func (c Code) Keeps() bool { return c == Kept || c == KeptInvalid }
 
-// Statuses of the docs table that mark a row neardup did not process.
+// Statuses of the docs table that mark a row neardup did not process,
+// and a row that redirects elsewhere.
 const (
 	statusEmpty    = "empty"
 	statusRejected = "rejected"
+	statusRedirect = "redirect"
 )
 
 // Decide is r's decision for a row whose docs row has the given status,
-// identical_to (set or not) and is_representative.
+// identical_to (set or not) and is_representative. A redirect's row (its
+// body a crawler's stub) is a duplicate of the page it leads to, or of
+// nothing worth keeping when its chain leads nowhere: --drop=duplicates
+// drops it, the other rules keep it.
 func (r Rule) Decide(status string, identical, representative bool) Code {
 	if status == statusEmpty || status == statusRejected {
 		if r.DropInvalid {
 			return DroppedEmpty
 		}
 		return KeptInvalid
+	}
+	if status == statusRedirect {
+		if r.Drop == DropDuplicates {
+			return DroppedRedirect
+		}
+		return Kept
 	}
 	switch r.Drop {
 	case DropNone:

@@ -281,14 +281,16 @@ func TestDecide(t *testing.T) {
 		status          string
 		identical, kept bool
 	}
-	rows := []row{{"ok", false, true}, {"ok", false, false}, {"ok", true, false}, {"too_short", true, false}, {"empty", false, false}, {"rejected", false, false}}
+	rows := []row{{"ok", false, true}, {"ok", false, false}, {"ok", true, false}, {"too_short", true, false}, {"empty", false, false}, {"rejected", false, false},
+		{"redirect", false, false}}
 	for _, c := range []struct {
 		rule Rule
 		want []Code
 	}{
-		{Rule{Drop: DropDuplicates}, []Code{Kept, DroppedNear, DroppedCopy, DroppedCopy, KeptInvalid, KeptInvalid}},
-		{Rule{Drop: DropIdentical}, []Code{Kept, Kept, DroppedCopy, DroppedCopy, KeptInvalid, KeptInvalid}},
-		{Rule{Drop: DropNone, DropInvalid: true}, []Code{Kept, Kept, Kept, Kept, DroppedEmpty, DroppedEmpty}},
+		{Rule{Drop: DropDuplicates}, []Code{Kept, DroppedNear, DroppedCopy, DroppedCopy, KeptInvalid, KeptInvalid, DroppedRedirect}},
+		{Rule{Drop: DropDuplicates, DropInvalid: true}, []Code{Kept, DroppedNear, DroppedCopy, DroppedCopy, DroppedEmpty, DroppedEmpty, DroppedRedirect}},
+		{Rule{Drop: DropIdentical}, []Code{Kept, Kept, DroppedCopy, DroppedCopy, KeptInvalid, KeptInvalid, Kept}},
+		{Rule{Drop: DropNone, DropInvalid: true}, []Code{Kept, Kept, Kept, Kept, DroppedEmpty, DroppedEmpty, Kept}},
 	} {
 		for i, r := range rows {
 			if got := c.rule.Decide(r.status, r.identical, r.kept); got != c.want[i] {

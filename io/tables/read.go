@@ -99,6 +99,19 @@ func ReadDocMeta(ctx context.Context, name string) ([]Doc, error) {
 	return readColumns(ctx, name, docMetaColumns())
 }
 
+// ReadClaims reads what redirect resolution needs of a docs shard, column
+// by column: doc_id, url, sweep, status and redirect_to.
+func ReadClaims(ctx context.Context, name string) ([]Doc, error) {
+	var cols []column[Doc]
+	for _, c := range docMetaColumns() {
+		switch c.name {
+		case "doc_id", "url", "sweep", "status", "redirect_to":
+			cols = append(cols, c)
+		}
+	}
+	return readColumns(ctx, name, cols)
+}
+
 // ReadDocs reads a docs shard as Read[Doc] does, column by column (query
 // loads a whole docs table).
 func ReadDocs(ctx context.Context, name string) ([]Doc, error) {

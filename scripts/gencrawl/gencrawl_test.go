@@ -108,6 +108,14 @@ func TestCommittedTestdataUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareDirs(t, redirects, filepath.Join(committed, "redirects"), []string{"part-00000.parquet", RedirectsPart}, hint)
+	recrawl := filepath.Join(t.TempDir(), "redirects-recrawl")
+	if err := os.MkdirAll(recrawl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.WriteRecrawl(recrawl); err != nil {
+		t.Fatal(err)
+	}
+	compareDirs(t, recrawl, filepath.Join(committed, "redirects-recrawl"), []string{RecrawlPart}, hint)
 }
 
 func readParquet[T any](t *testing.T, path string) []T {

@@ -94,12 +94,19 @@ func main() {
 	out := flag.String("out", "testdata/crawl", "output directory of the crawl parquet files and truth.json")
 	htmlOut := flag.String("html-out", "testdata/html", "output directory of the html parquet file and truth.json")
 	redirectsOut := flag.String("redirects-out", "testdata/redirects", "output directory of the redirect crawl's parquet files")
+	recrawlOut := flag.String("recrawl-out", "testdata/redirects-recrawl", "output directory of the redirect crawl's second sweep")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
 	o, err := Generate(*out, *htmlOut, *seed)
-	if err == nil {
-		if err = os.MkdirAll(*redirectsOut, 0o755); err == nil {
-			err = o.WriteRedirects(*redirectsOut)
+	for _, w := range []struct {
+		dir   string
+		write func(string) error
+	}{{*redirectsOut, o.WriteRedirects}, {*recrawlOut, o.WriteRecrawl}} {
+		if err == nil {
+			err = os.MkdirAll(w.dir, 0o755)
+		}
+		if err == nil {
+			err = w.write(w.dir)
 		}
 	}
 	if err != nil {
@@ -110,5 +117,5 @@ func main() {
 	for _, f := range o.CrawlFiles {
 		n += len(f)
 	}
-	fmt.Printf("wrote %d crawl rows in %d files to %s, %d html pages to %s, the redirect crawl to %s\n", n, len(o.CrawlFiles), *out, len(o.HTMLRows), *htmlOut, *redirectsOut)
+	fmt.Printf("wrote %d crawl rows in %d files to %s, %d html pages to %s, the redirect crawl to %s and its second sweep to %s\n", n, len(o.CrawlFiles), *out, len(o.HTMLRows), *htmlOut, *redirectsOut, *recrawlOut)
 }

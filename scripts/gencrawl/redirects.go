@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // RedirectRow is a row of the redirect crawl (testdata/redirects): the
@@ -113,4 +115,59 @@ func (o *Output) WriteRedirects(dir string) error {
 		return err
 	}
 	return writeParquet(filepath.Join(dir, RedirectsPart), redirects, DefaultCrawlConfig().RowsPerGroup)
+}
+
+// RecrawlPart is the file of the redirect crawl's second sweep
+// (testdata/redirects-recrawl).
+const RecrawlPart = "part-00000.parquet"
+
+// BuildRecrawl makes a second sweep of the redirect crawl, for an update
+// (Zhu et al.'s three cases): thirty of the pages that one-hop redirects
+// lead to (every 8th, BuildRedirects) crawled again, a third with the text
+// of the page three on plus a word (a duplicate of another page now), a
+// third with their own words reversed (content of their own, like no
+// other page), a third redirecting to the page five on (a page that now
+// redirects); and ten new pages at URLs that redirects led out of the
+// first sweep to, half a near copy of a sample page, half text like no
+// other.
+func BuildRecrawl(files [][]Row) []RedirectRow {
+	var sample []Row
+	for _, f := range files {
+		sample = append(sample, f...)
+	}
+	reversed := func(text string) string {
+		w := strings.Fields(text)
+		slices.Reverse(w)
+		return strings.Join(w, " ")
+	}
+	var rows []RedirectRow
+	for k := 100; k < 130; k++ {
+		t := sample[k*8]
+		row := RedirectRow{ID: fmt.Sprintf("recrawl-%d", k), URL: t.URL, Date: t.Date}
+		switch (k / 3) % 3 {
+		case 0:
+			row.Text = sample[k*8+3].Text + " updated"
+		case 1:
+			row.Text = reversed(t.Text)
+		default:
+			to := sample[k*8+5].URL
+			row.Text, row.FetchRedirect = sharedStub, &to
+		}
+		rows = append(rows, row)
+	}
+	for i := range 10 {
+		row := RedirectRow{ID: fmt.Sprintf("new-%d", i), URL: fmt.Sprintf("https://gone.example/%d", i), Date: "2024-02-01T00:00:00Z"}
+		if s := sample[2000+i*10]; i%2 == 0 {
+			row.Text = s.Text + " updated"
+		} else {
+			row.Text = reversed(s.Text)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteRecrawl writes the second sweep of the redirect crawl to dir.
+func (o *Output) WriteRecrawl(dir string) error {
+	return writeParquet(filepath.Join(dir, RecrawlPart), BuildRecrawl(o.CrawlFiles), DefaultCrawlConfig().RowsPerGroup)
 }

@@ -584,26 +584,29 @@ func AppendClusterStats(dst []ClusterStat, b []byte) ([]ClusterStat, error) {
 
 // URLOwner is a row's claim on its URL, in redirect resolution
 // (--redirect-column): URL is the fingerprint of the row's URL, Doc the
-// row, Kind what it is (a redirects.Kind) and, for a redirect, Next the
+// row, Kind what it is (a redirects.Kind), Sweep the day of the sweep it
+// came from (redirects.SweepDay) and, for a redirect, Next the
 // fingerprint of the URL it redirects to.
 type URLOwner struct {
 	URL, Doc, Next uint64
+	Sweep          uint32
 	Kind           uint8
 }
 
 // URLOwnerSize is the encoded size of a URLOwner.
-const URLOwnerSize = 25
+const URLOwnerSize = 29
 
 // Append appends the encoding of o to b.
 func (o URLOwner) Append(b []byte) []byte {
 	b = le.AppendUint64(b, o.URL)
 	b = le.AppendUint64(b, o.Doc)
 	b = le.AppendUint64(b, o.Next)
+	b = le.AppendUint32(b, o.Sweep)
 	return append(b, o.Kind)
 }
 
 func decodeURLOwner(b []byte) URLOwner {
-	return URLOwner{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), b[24]}
+	return URLOwner{le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint32(b[24:]), b[28]}
 }
 
 // AppendURLOwners decodes the owners in b and appends them to dst.

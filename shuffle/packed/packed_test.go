@@ -97,7 +97,7 @@ func TestRoundTrips(t *testing.T) {
 	var hops []RedirectHop
 	var b12, b13 []byte
 	for i := range 50 {
-		o := URLOwner{rng.Uint64(), rng.Uint64(), rng.Uint64(), uint8(i % 3)}
+		o := URLOwner{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint32(), uint8(i % 3)}
 		owners, b12 = append(owners, o), o.Append(b12)
 		h := RedirectHop{Source: rng.Uint64(), At: rng.Uint64(), Target: rng.Uint64(), Outcome: uint8(i % 5)}
 		for range i % 4 {

@@ -161,8 +161,9 @@ type Doc struct {
 }
 
 // Hop is one URL of a redirect chain and the document the output has
-// there (the one that wins the URL, as the run chose: with content, then
-// redirecting, then empty; the smallest doc ID), if any.
+// there (the one that wins the URL, as the run chose: of the latest
+// sweep; with content, then redirecting, then empty; the smallest doc
+// ID), if any.
 type Hop struct {
 	URL    string `json:"url"`
 	DocID  *int64 `json:"doc_id,omitempty"`
@@ -224,13 +225,7 @@ func (ix *Index) urlOwner(url string) *tables.Doc {
 	var bestOwner packed.URLOwner
 	for _, i := range ix.byURL[url] {
 		d := &ix.docs[i]
-		o := packed.URLOwner{Doc: uint64(d.DocID), Kind: redirects.Empty}
-		switch d.Status {
-		case tables.StatusRedirect:
-			o.Kind = redirects.Redirect
-		case tables.StatusOK, tables.StatusTooShort:
-			o.Kind = redirects.Content
-		}
+		o := redirects.Claim(d)
 		if best == nil || redirects.Wins(o, bestOwner) {
 			best, bestOwner = d, o
 		}
