@@ -43,6 +43,9 @@ type ReclusterOptions struct {
 	Centered bool
 	// Tables are the tables it writes (--tables; nil: all).
 	Tables tables.Selection
+	// LostMatches is --lost-matches: the lost table's documents per lost
+	// URL (0: all).
+	LostMatches int
 }
 
 // BuildRecluster adds the recluster pipeline to scope s: the stored pairs
@@ -58,8 +61,8 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // the stored redirects followed again
 	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
-	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.Update, place) // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                         // for updates
+	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                          // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -158,8 +161,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	cfg.Columns.Redirect = was.Columns.Redirect // its redirects, followed again from its docs rows
 	cfg.LatestSweep = src.Settings["latest_sweep"]
 	cfg.MultiSweep = src.Settings["first_sweep"] != cfg.LatestSweep
-	cfg.Tables = opt.Tables
+	cfg.Tables, cfg.LostMatches = opt.Tables, opt.LostMatches
 	m.Settings["tables"] = cfg.Tables.String()
+	m.Settings["lost_matches"] = strconv.Itoa(cfg.LostMatches)
 	m.Settings["keep"] = cfg.Keep.String()
 	m.Settings["clusters"] = cfg.ClustersSetting()
 	resolveComponents(&cfg, src.InputBytes)

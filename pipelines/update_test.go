@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -366,6 +367,68 @@ func TestLostAndFound(t *testing.T) {
 	}
 	if err := tables.Diff(context.Background(), up.dir, again, tables.URLsTable, tables.LostTable); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestLostMatches: a page copied many times across two sweeps lists, per
+// lost URL, --lost-matches documents of the latest sweep, the most
+// resembling first and then by doc ID (by hand: the exact copies, at
+// resemblance 1, before the edited one, the first of them in its file),
+// or all of them with 0.
+func TestLostMatches(t *testing.T) {
+	dir := t.TempDir()
+	text := words(7, 120)
+	var urls1, texts1, urls2, texts2 []string
+	for i := range 5 {
+		urls1, texts1 = append(urls1, fmt.Sprintf("https://example.test/old/%d", i)), append(texts1, text)
+	}
+	// The edited copy first: by doc ID alone it would be listed first.
+	edited := strings.Fields(text)
+	for i := 40; i < len(edited); i += 40 {
+		edited[i] = "changed"
+	}
+	urls2, texts2 = append(urls2, "https://example.test/new/edited"), append(texts2, strings.Join(edited, " "))
+	for i := range 12 {
+		urls2, texts2 = append(urls2, fmt.Sprintf("https://example.test/new/%d", i)), append(texts2, text)
+	}
+	writeSweep(t, filepath.Join(dir, "sweep-1.parquet"), urls1, texts1)
+	writeSweep(t, filepath.Join(dir, "sweep-2.parquet"), urls2, texts2)
+	cfg := defaultConfig()
+	cfg.Sweep = "2026-10-01"
+	index := run(t, filepath.Join(dir, "sweep-1.parquet"), cfg)
+	cfg.Sweep = "2026-11-01"
+	for _, c := range []struct {
+		matches int
+		want    []string // per lost URL
+	}{
+		{3, []string{"new/0", "new/1", "new/2"}},
+		{0, append([]string{"new/edited"}, func() (all []string) {
+			for i := range 12 {
+				all = append(all, fmt.Sprintf("new/%d", i))
+			}
+			return all
+		}()...)},
+	} {
+		cfg.LostMatches = c.matches
+		up := runUpdate(t, index.dir, filepath.Join(dir, "sweep-2.parquet"), cfg)
+		byURL := map[string][]string{}
+		for _, l := range up.lostRows(t) {
+			byURL[l.URL] = append(byURL[l.URL], strings.TrimPrefix(deref(l.FoundURL), "https://example.test/"))
+		}
+		if len(byURL) != 5 {
+			t.Errorf("--lost-matches=%d: %d lost URLs, want 5", c.matches, len(byURL))
+		}
+		for u, got := range byURL {
+			slices.Sort(got)
+			want := slices.Clone(c.want)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("--lost-matches=%d: %s found at %v, want %v", c.matches, u, got, want)
+			}
+		}
+		if got := up.manifest.Settings["lost_matches"]; got != fmt.Sprint(c.matches) {
+			t.Errorf("manifest lost_matches %q, want %d", got, c.matches)
+		}
 	}
 }
 

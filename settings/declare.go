@@ -425,6 +425,17 @@ var Declarations = []*Setting{
 			r.Sweep = v
 			return nil
 		}},
+	{Name: "lost-matches", Group: GroupIncremental, Default: "10", Commands: Recluster | Update, Manifest: "lost_matches",
+		Help:     "the lost table lists, per lost URL, this many documents of the latest sweep in its cluster, the most resembling first (ties: the smaller doc ID); 0: all of them (a cluster of many copies across sweeps then makes lost times live rows)",
+		manifest: func(c Config) string { return strconv.Itoa(c.LostMatches) },
+		set: func(r *Run, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("want 0 or more, not %q", v)
+			}
+			r.LostMatches = n
+			return nil
+		}},
 	{Name: "url", Group: GroupIncremental, Commands: Lost | NotRun,
 		Help: "lost: the URL to look for",
 		set:  func(r *Run, v string) error { r.URL = v; return nil }},

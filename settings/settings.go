@@ -41,6 +41,10 @@ type Config struct {
 	MaxDocBytes  int    // documents longer than this are rejected (0: no limit)
 	SkipBadFiles bool   // an unreadable file or row group is recorded and skipped instead of failing the run
 	Sweep        string // the sweep the run's documents come from (--sweep-date, YYYY-MM-DD)
+	// LostMatches is how many documents of the latest sweep the lost
+	// table lists per lost URL, the most resembling first (--lost-matches;
+	// 0: every live document of its cluster).
+	LostMatches int
 
 	// Features: what a document is a set of.
 	ShingleWords int // w, words per shingle

@@ -49,13 +49,14 @@ type sweepRecord struct {
 // (reps) of Identical, and writes two tables under place.TempDir: urls,
 // every URL's first and last sweep, and, when the documents come from more
 // than one sweep (span.MultiSweep), lost: every URL seen in an earlier
-// sweep and absent from the latest (span.LatestSweep), with each live
-// document of its cluster and their resemblance estimated on their
+// sweep and absent from the latest (span.LatestSweep), with the live
+// documents of its cluster most like it (matches of them, the most
+// resembling first; 0: all) and their resemblance estimated on their
 // sketches (sk). URLs are placed by their fingerprint under seed. In an
 // update (up) the index's urls rows of each partition are read from its
 // urls shards and merged with the new documents'. Of the two tables it
 // writes those the run does (place.Write), and nothing without either.
-func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSpan, seed uint64, sk sketch.Spec, up Update, place Placement) {
+func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSpan, seed uint64, sk sketch.Spec, matches int, up Update, place Placement) {
 	if place.TempDir == "" || !place.Write.Any(tables.URLsTable, tables.LostTable) {
 		return // tests without an output folder, or a run without either table
 	}
@@ -72,7 +73,7 @@ func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSp
 		return
 	}
 	records := beam.ParDo(s, &lostJoinFn{Partitions: parts}, beam.CoGroupByKey(s, live, assignments, lostMarks, reps))
-	drain(s, beam.ParDo(s, &resolveLostFn{Sketch: sk, TempDir: place.TempDir}, beam.GroupByKey(s, records)))
+	drain(s, beam.ParDo(s, &resolveLostFn{Sketch: sk, Matches: matches, TempDir: place.TempDir}, beam.GroupByKey(s, records)))
 }
 
 type urlSeenFn struct {
@@ -301,13 +302,16 @@ func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assig
 
 type resolveLostFn struct {
 	Sketch  sketch.Spec
+	Matches int // the live documents listed per lost URL (0: all)
 	TempDir string
 }
 
 // ProcessElement writes the lost shard of one cluster partition: each lost
-// URL with every live document of its cluster, and the resemblance of the
-// two estimated from their representatives' sketches (1 for copies of one
-// representative).
+// URL with the live documents of its cluster most like it (f.Matches of
+// them, by resemblance, then doc ID; all when 0), and the resemblance of
+// the two estimated from their representatives' sketches (1 for copies of
+// one representative). A cluster of many copies across sweeps would
+// otherwise list lost × live rows.
 func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
 	all, err := decodeBatches(batches, tables.Decode[sweepRecord])
 	if err != nil {
@@ -326,8 +330,18 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 			byCluster[r.Cluster] = append(byCluster[r.Cluster], r)
 		}
 	}
+	// Lost documents of one representative are alike to every live one:
+	// their resemblances are estimated once.
+	slices.SortFunc(lost, func(x, y sweepRecord) int {
+		return cmp.Or(cmp.Compare(x.Cluster, y.Cluster), cmp.Compare(x.Rep, y.Rep))
+	})
 	var rows []tables.Lost
-	for _, l := range lost {
+	type match struct {
+		res float64
+		sweepRecord
+	}
+	var found []match
+	for i, l := range lost {
 		row := tables.Lost{URL: l.URL, LastSweep: l.LastSweep, DocID: l.Doc}
 		if l.Cluster < 0 {
 			rows = append(rows, row)
@@ -335,18 +349,28 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 		}
 		c := l.Cluster
 		row.ClusterID = &c
-		found := byCluster[c]
-		if len(found) == 0 {
+		live := byCluster[c]
+		if len(live) == 0 {
 			rows = append(rows, row)
 			continue
 		}
-		for _, live := range found {
-			r := row
-			doc, url := live.Doc, live.URL
-			res := 1.0
-			if live.Rep != l.Rep {
-				res = clusters.EstimateSketches(values[l.Rep], values[live.Rep], f.Sketch).Resemblance
+		if i == 0 || lost[i-1].Cluster != c || lost[i-1].Rep != l.Rep {
+			found = found[:0]
+			for _, d := range live {
+				res := 1.0
+				if d.Rep != l.Rep {
+					res = clusters.EstimateSketches(values[l.Rep], values[d.Rep], f.Sketch).Resemblance
+				}
+				found = append(found, match{res, d})
 			}
+			slices.SortFunc(found, func(x, y match) int { return cmp.Or(cmp.Compare(y.res, x.res), cmp.Compare(x.Doc, y.Doc)) })
+			if f.Matches > 0 && len(found) > f.Matches {
+				found = found[:f.Matches]
+			}
+		}
+		for _, m := range found {
+			r := row
+			doc, url, res := m.Doc, m.URL, m.res
 			r.FoundDocID, r.FoundURL, r.Resemblance = &doc, &url, &res
 			rows = append(rows, r)
 		}

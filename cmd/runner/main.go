@@ -333,7 +333,7 @@ func reclusterOptions() (pipelines.ReclusterOptions, error) {
 		return opt, err
 	}
 	return pipelines.ReclusterOptions{From: run.From, Output: run.Output, Policy: run.Policy, Flags: flags, Overwrite: run.Overwrite, Progress: mode,
-		Components: run.Components, ComponentRounds: run.ComponentRounds, Keep: run.Keep, Centered: run.Centered, Tables: run.Tables}, nil
+		Components: run.Components, ComponentRounds: run.ComponentRounds, Keep: run.Keep, Centered: run.Centered, Tables: run.Tables, LostMatches: run.LostMatches}, nil
 }
 
 // progressMode is --progress for stderr.
