@@ -57,7 +57,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // redirects join their targets' clusters
 	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
-	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.Sweeps(s, meta, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
 }
 

@@ -61,8 +61,8 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // the stored redirects followed again
 	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
-	transforms.Sweeps(s, meta, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                          // for updates
+	transforms.Sweeps(s, meta, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                      // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its

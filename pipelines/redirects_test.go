@@ -400,6 +400,24 @@ func TestUpdateRedirectCases(t *testing.T) {
 		deref(d.Chain[1].DocID) != old(up, "t").DocID {
 		t.Errorf("query: r3's chain %+v; want p3's new row (doc %d, a redirect), then t (doc %d)", d.Chain, now("p3").DocID, old(up, "t").DocID)
 	}
+	// Lost and found: the redirects of sweep 1, absent from sweep 2, are
+	// found in their clusters' live pages, their chain's end first,
+	// without a resemblance (no sketch); a live redirect (p3's new row)
+	// is never found.
+	foundAt := map[string][]string{}
+	for _, l := range up.lostRows(t) {
+		if l.FoundURL != nil {
+			foundAt[l.URL] = append(foundAt[l.URL], strings.TrimPrefix(*l.FoundURL, "https://site.test/"))
+			if isRedirect := old(up, strings.TrimPrefix(l.URL, "https://site.test/")).Status == tables.StatusRedirect; isRedirect != (l.Resemblance == nil) {
+				t.Errorf("lost %s found at %s: resemblance %v", l.URL, *l.FoundURL, l.Resemblance)
+			}
+		}
+	}
+	for u, want := range map[string]string{"r1": "p1", "s1": "p1", "r2": "p2", "d": "n", "e": "m", "r3": "n"} {
+		if got := foundAt["https://site.test/"+u]; len(got) != 1 || got[0] != want {
+			t.Errorf("lost and found: %s found at %v, want [%s]", u, got, want)
+		}
+	}
 	if c := up.manifest.Counts; c["redirects"] != 7 || c["redirects_joined"] != 7 {
 		t.Errorf("update: %d redirects, %d joined; want 7 and 7", c["redirects"], c["redirects_joined"])
 	}

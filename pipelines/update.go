@@ -71,7 +71,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 		// The lost URLs' resemblances need the index's sketches too.
 		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, place.Partitions))
 	}
-	transforms.Sweeps(s, all, assignments, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.Sweeps(s, all, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.
 	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place)
 	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place)

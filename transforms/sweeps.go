@@ -41,12 +41,19 @@ type sweepRecord struct {
 	LastSweep string
 	Lost      bool
 	Values    []uint64
+	// Redirect marks a lost redirect in a cluster (--redirect-column),
+	// which has no sketch to compare; Target is the document its chain
+	// ended at.
+	Redirect bool
+	Target   int64
 }
 
 // Sweeps is Broder's lost and found over dated sweeps. It takes meta, the
 // docs rows (keyed by doc partition, as Sketch and ReadDocs give them),
-// with the assignments of Components and the representatives' sketches
-// (reps) of Identical, and writes two tables under place.TempDir: urls,
+// with the assignments of Components (and of Redirects: a lost redirect
+// is found where its chain ended; a live one is never found, its body
+// being a stub) and the representatives' sketches (reps) of Identical,
+// and writes two tables under place.TempDir: urls,
 // every URL's first and last sweep, and, when the documents come from more
 // than one sweep (span.MultiSweep), lost: every URL seen in an earlier
 // sweep and absent from the latest (span.LatestSweep), with the live
@@ -275,15 +282,21 @@ func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assig
 		}
 		out[p] = append(out[p], r)
 	}
+	// A redirect's assignment (hops followed) is in a cluster when its
+	// chain ended at a document; a note (Cluster NoDoc) is in none.
+	redirect := func(a packed.Assignment) bool { return a.Hops > 0 }
 	for _, l := range lost {
 		r := sweepRecord{Cluster: -1, Doc: l.Doc, Rep: l.Doc, URL: l.URL, LastSweep: l.Sweep, Lost: true}
-		if a, ok := cluster[l.Doc]; ok {
+		if a, ok := cluster[l.Doc]; ok && a.Cluster != packed.NoDoc {
 			r.Cluster, r.Rep = int64(a.Cluster), rep(a)
+			if redirect(a) {
+				r.Redirect, r.Target = true, int64(a.Target)
+			}
 		}
 		add(r)
 	}
 	for _, l := range live {
-		if a, ok := cluster[l.Doc]; ok {
+		if a, ok := cluster[l.Doc]; ok && a.Cluster != packed.NoDoc && !redirect(a) {
 			add(sweepRecord{Cluster: int64(a.Cluster), Doc: l.Doc, Rep: rep(a), URL: l.URL})
 		}
 	}
@@ -311,7 +324,8 @@ type resolveLostFn struct {
 // them, by resemblance, then doc ID; all when 0), and the resemblance of
 // the two estimated from their representatives' sketches (1 for copies of
 // one representative). A cluster of many copies across sweeps would
-// otherwise list lost × live rows.
+// otherwise list lost × live rows. A lost redirect has no sketch: its
+// chain's end first, then by doc ID, without a resemblance.
 func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
 	all, err := decodeBatches(batches, tables.Decode[sweepRecord])
 	if err != nil {
@@ -354,11 +368,17 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 			rows = append(rows, row)
 			continue
 		}
-		if i == 0 || lost[i-1].Cluster != c || lost[i-1].Rep != l.Rep {
+		if i == 0 || lost[i-1].Cluster != c || lost[i-1].Rep != l.Rep || l.Redirect || lost[i-1].Redirect {
 			found = found[:0]
 			for _, d := range live {
 				res := 1.0
-				if d.Rep != l.Rep {
+				switch {
+				case l.Redirect:
+					res = 0 // no sketch: its chain's end first (below)
+					if d.Doc == l.Target {
+						res = 1
+					}
+				case d.Rep != l.Rep:
 					res = clusters.EstimateSketches(values[l.Rep], values[d.Rep], f.Sketch).Resemblance
 				}
 				found = append(found, match{res, d})
@@ -371,7 +391,10 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 		for _, m := range found {
 			r := row
 			doc, url, res := m.Doc, m.URL, m.res
-			r.FoundDocID, r.FoundURL, r.Resemblance = &doc, &url, &res
+			r.FoundDocID, r.FoundURL = &doc, &url
+			if !l.Redirect {
+				r.Resemblance = &res
+			}
 			rows = append(rows, r)
 		}
 	}

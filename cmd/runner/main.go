@@ -415,6 +415,10 @@ func lost(ctx context.Context, w io.Writer) error {
 		return nil
 	}
 	for _, r := range rows {
+		if r.Resemblance == nil { // a redirect: its body is not compared
+			fmt.Fprintf(w, "neardup: found at %s (doc %d), where its redirects lead\n", *r.FoundURL, *r.FoundDocID)
+			continue
+		}
 		fmt.Fprintf(w, "neardup: found at %s (doc %d), resemblance %.3f\n", *r.FoundURL, *r.FoundDocID, *r.Resemblance)
 	}
 	return nil

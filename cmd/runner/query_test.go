@@ -117,3 +117,39 @@ func TestQueryRedirect(t *testing.T) {
 		}
 	}
 }
+
+// TestLostRedirect: runner lost of a redirect of the first sweep, absent
+// from the second (testdata/redirects-recrawl), names the page it leads to
+// now, without a resemblance (its body is not compared).
+func TestLostRedirect(t *testing.T) {
+	ctx := context.Background()
+	first, second := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "second")
+	cfg := sampletest.Config()
+	cfg.Columns.Redirect, cfg.Columns.URLRequired = "fetch_redirect", true
+	cfg.Sweep = "2026-10-01"
+	if _, err := pipelines.Run(ctx, pipelines.Options{Input: "../../testdata/redirects/*.parquet", Output: first, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Sweep = "2026-11-01"
+	if _, err := pipelines.Update(ctx, pipelines.UpdateOptions{From: first, Options: pipelines.Options{Input: "../../testdata/redirects-recrawl/*.parquet", Output: second, Config: cfg}}); err != nil {
+		t.Fatal(err)
+	}
+	// scripts/gencrawl: moved.example/100 leads to the 800th sample page,
+	// crawled again in the second sweep with another page's text.
+	ix, err := query.Open(ctx, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := ix.Doc(800)
+	saved := run
+	defer func() { run = saved }()
+	run.From, run.URL = second, "https://moved.example/100"
+	var out bytes.Buffer
+	if err := lost(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "neardup: found at " + page.URL + " (doc 2199023255552), where its redirects lead"
+	if !strings.Contains(out.String(), "is absent from the latest") || !strings.Contains(out.String(), want) {
+		t.Errorf("runner lost of a redirect:\n%s\nwant %q", out.String(), want)
+	}
+}
