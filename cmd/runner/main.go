@@ -402,6 +402,10 @@ func lost(ctx context.Context, w io.Writer) error {
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(w, "neardup: %s is not lost: seen in sweeps %s to %s, last as doc %d\n", seen.URL, seen.FirstSweep, seen.LastSweep, seen.LastDocID)
+		if d, ok := redirectNow(ctx, run.From, seen.LastDocID); ok {
+			// Its page has moved: Zhu et al.'s third case.
+			fmt.Fprintf(w, "neardup: it redirects now: %s\n", chainText(d))
+		}
 		return nil
 	}
 	r := rows[0]

@@ -120,7 +120,8 @@ func TestQueryRedirect(t *testing.T) {
 
 // TestLostRedirect: runner lost of a redirect of the first sweep, absent
 // from the second (testdata/redirects-recrawl), names the page it leads to
-// now, without a resemblance (its body is not compared).
+// now, without a resemblance (its body is not compared); of a page that
+// redirects in the second sweep, where it leads.
 func TestLostRedirect(t *testing.T) {
 	ctx := context.Background()
 	first, second := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "second")
@@ -151,5 +152,18 @@ func TestLostRedirect(t *testing.T) {
 	want := "neardup: found at " + page.URL + " (doc 2199023255552), where its redirects lead"
 	if !strings.Contains(out.String(), "is absent from the latest") || !strings.Contains(out.String(), want) {
 		t.Errorf("runner lost of a redirect:\n%s\nwant %q", out.String(), want)
+	}
+	// The 840th sample page redirects to the 845th in the second sweep:
+	// not lost, and where it leads now.
+	from, _ := ix.Doc(840)
+	to, _ := ix.Doc(845)
+	run.URL = from.URL
+	out.Reset()
+	if err := lost(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	want = "neardup: it redirects now: " + from.URL + " -> " + to.URL + " (doc 845, ok)"
+	if !strings.Contains(out.String(), "is not lost") || !strings.Contains(out.String(), want) {
+		t.Errorf("runner lost of a page that now redirects:\n%s\nwant %q", out.String(), want)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/views/query"
 	"github.com/neardup/neardup/views/report"
@@ -251,4 +252,19 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usage("%v", err)
 	}
 	return nil
+}
+
+// redirectNow is the document doc of the output dir when it is a
+// redirect (--redirect-column), with its chain; ok is false otherwise, or
+// when the output cannot be queried.
+func redirectNow(ctx context.Context, dir string, doc int64) (query.Doc, bool) {
+	if m, err := output.ReadManifest(ctx, dir); err != nil || m.Settings["redirect_column"] == "" {
+		return query.Doc{}, false
+	}
+	ix, err := query.Open(ctx, dir)
+	if err != nil {
+		return query.Doc{}, false
+	}
+	d, ok := ix.Doc(doc)
+	return d, ok && d.Status == tables.StatusRedirect
 }
