@@ -191,7 +191,7 @@ var Declarations = []*Setting{
 		load: loadMode},
 	{Name: "super-size", Group: GroupSimilarity, Default: "5", Commands: Update,
 		Help: "--mode=supershingle with mod:M or min:N sketches: sketch values per super-shingle",
-		set:  positive(func(r *Run, n int) { r.SuperSize = n })},
+		set:  atLeast(1, func(r *Run, n int) { r.SuperSize = n })},
 	{Name: "bands", Group: GroupSimilarity, Default: "0", Commands: Update,
 		Help: "--mode=supershingle with a minhash:K sketch: K/B-row bands, each band's fingerprint a super-shingle (LSH)",
 		set: func(r *Run, v string) error {
@@ -428,14 +428,7 @@ var Declarations = []*Setting{
 	{Name: "lost-matches", Group: GroupIncremental, Default: "10", Commands: Recluster | Update, Manifest: "lost_matches",
 		Help:     "the lost table lists, per lost URL, this many documents of the latest sweep in its cluster, the most resembling first (ties: the smaller doc ID); 0: all of them (a cluster of many copies across sweeps then makes lost times live rows)",
 		manifest: func(c Config) string { return strconv.Itoa(c.LostMatches) },
-		set: func(r *Run, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return fmt.Errorf("want 0 or more, not %q", v)
-			}
-			r.LostMatches = n
-			return nil
-		}},
+		set:      atLeast(0, func(r *Run, n int) { r.LostMatches = n })},
 	{Name: "url", Group: GroupIncremental, Commands: Lost | NotRun,
 		Help: "lost: the URL to look for",
 		set:  func(r *Run, v string) error { r.URL = v; return nil }},
@@ -443,14 +436,7 @@ var Declarations = []*Setting{
 	// runner
 	{Name: "partitions", Group: GroupRunner, Default: "0", Commands: Update,
 		Help: "hash partitions per shuffle; 0: the square root of the input size in 2 MiB units, at least 4 (in an update, a multiple of the index's)",
-		set: func(r *Run, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return fmt.Errorf("want 0 or more, not %q", v)
-			}
-			r.Partitions = n
-			return nil
-		}},
+		set:  atLeast(0, func(r *Run, n int) { r.Partitions = n })},
 	{Name: "memory-limit", Group: GroupRunner, Default: memlimit.Auto, Commands: Recluster | Update | Export,
 		Help: "the Go heap's soft limit, set at start: auto (at most 80% of the memory the machine, or its cgroup, has free; on the embedded runner it starts at the run's estimated need and follows the live heap, a quarter above it), off, or a size such as 6GiB; GOMEMLIMIT, when set, wins. It covers the embedded runner's workers, which run in this process; a cluster runner's worker processes take auto from their own machine. The run may still take more when its live data needs it; the manifest records the limit",
 		set: func(r *Run, v string) error {
@@ -477,12 +463,16 @@ var Declarations = []*Setting{
 		}},
 }
 
-// positive is the set of an integer setting of at least 1.
-func positive(to func(r *Run, n int)) func(r *Run, v string) error {
+// atLeast is the set of an integer setting of min or more.
+func atLeast(min int, to func(r *Run, n int)) func(r *Run, v string) error {
+	want := fmt.Sprintf("at least %d", min)
+	if min == 0 {
+		want = "0 or more"
+	}
 	return func(r *Run, v string) error {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("want at least 1, not %q", v)
+		if err != nil || n < min {
+			return fmt.Errorf("want %s, not %q", want, v)
 		}
 		to(r, n)
 		return nil
