@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/io/output"
@@ -45,6 +44,9 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 	if err := absolute(&opt.From, &opt.Output); err != nil {
 		return nil, err
 	}
+	if err := workersReach(flagPath{"from", opt.From}, flagPath{"output", opt.Output}); err != nil {
+		return nil, err
+	}
 	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
@@ -72,6 +74,9 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 		}
 		if how != "" {
 			return nil, fmt.Errorf("input file %s changed since the run in %s: %s", in.Path, opt.From, how)
+		}
+		if err := workersReach(flagPath{"from's input", in.Path}); err != nil {
+			return nil, err // the workers copy its rows
 		}
 		files.Write = append(files.Write, i)
 		paths = append(paths, in.Path)
@@ -102,7 +107,10 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	BuildExport(s, shards, files, opt.Rule, opt.Add, transforms.Placement{Partitions: src.Partitions, TempDir: out.TempDir, Lanes: lanes(0)})
-	if err := beamx.Run(ctx, p); err != nil {
+	release := out.Hold(ctx) // the lease renewed while the job runs
+	_, err = runJob(ctx, p)
+	release()
+	if err != nil {
 		return nil, pipelineError(err)
 	}
 	m.WallSeconds = time.Since(start).Seconds()

@@ -26,6 +26,7 @@ import (
 	_ "github.com/neardup/neardup/io/beamfs"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
 )
@@ -45,7 +46,7 @@ func Build(s beam.Scope, files []string, cfg transforms.Config) {
 	postings, copies, reps := transforms.Identical(s, sketches, cand, cfg.FirstNewDoc, place) // identical shortcut
 	var pairs beam.PCollection
 	if cfg.Mode == settings.ModeSuperShingle {
-		pairs = transforms.SuperShingles(s, postings, reps, cand, place.Partitions) // instead of phases 2 and 3
+		pairs = transforms.SuperShingles(s, postings, reps, cand, place) // instead of phases 2 and 3
 	} else {
 		lists, _ := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
 		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
@@ -104,6 +105,9 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	if err := absolute(&opt.Output); err != nil {
 		return nil, err
 	}
+	if err := workersReach(flagPath{"input", opt.Input}, flagPath{"output", opt.Output}); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	files, err := store.Match(ctx, opt.Input)
 	if err != nil {
@@ -131,11 +135,12 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	cfg.LatestSweep = cfg.Sweep
 	m.Settings = Settings(cfg)
 
-	out, err := output.Prepare(ctx, opt.Output, files, opt.Overwrite)
+	out, err := output.Prepare(ctx, opt.Output, "run", files, opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
+	out.Expect = expect(cfg, rows, cfg.Mode != settings.ModeSuperShingle)
 	cfg.Lanes = lanes(cfg.Lanes)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, files, cfg) })
 	return m, explain(err, cfg.Columns)
@@ -147,9 +152,11 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	stop := w.start(start)
+	release := out.Hold(ctx) // the lease renewed while the job runs
 	unfollow := followLiveHeap(m.InputTextBytes)
-	res, err := beamx.RunWithMetrics(ctx, p)
+	res, err := runJob(ctx, p)
 	m.MemoryLimit.HighestBytes = unfollow()
+	release()
 	stop()
 	if err != nil {
 		return nil, pipelineError(err)
@@ -162,6 +169,26 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 		return nil, err
 	}
 	return m, nil
+}
+
+// runJob runs a pipeline and waits for it: beamx.RunWithMetrics, which
+// the tests replace to run every bundle twice.
+var runJob = beamx.RunWithMetrics
+
+// expect is what Publish requires of a run's tables (output.Expect):
+// docsRows docs rows, and a receipt of every partition of the tables
+// whose writers see every partition (transforms' everyPartition): docs
+// and clusters (Assemble), sketches (Components), urls (Sweeps) and, when
+// the run merges shingles (postings), postings (ShingleMerge).
+func expect(cfg transforms.Config, docsRows int64, postings bool) output.Expect {
+	keys := map[string]int{}
+	for _, t := range []string{tables.DocsTable, tables.ClustersTable, tables.SketchesTable, tables.URLsTable} {
+		keys[t] = cfg.Partitions
+	}
+	if postings {
+		keys[tables.PostingsTable] = cfg.Partitions
+	}
+	return output.Expect{Keys: keys, DocsRows: docsRows}
 }
 
 // watch is how a run reports its progress: the mode, and the input's rows

@@ -1,6 +1,17 @@
 package pipelines
 
-import "github.com/neardup/neardup/io/store"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+
+	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/tables"
+)
 
 // absolute makes each local path among paths absolute (store.Abs), so that
 // the manifest and the messages name the run's folders from anywhere, as
@@ -14,4 +25,71 @@ func absolute(paths ...*string) error {
 		*p = a
 	}
 	return nil
+}
+
+// flagPath is a path given by a flag, for workersReach's message.
+type flagPath struct{ flag, path string }
+
+// workersReach refuses a local path (comma-separated globs or one path)
+// when the workers do not run in this process: on Dataflow, or Flink
+// with its DOCKER or PROCESS environment, or any job server with an
+// EXTERNAL worker pool, the workers see their own disks, not the
+// launcher's, so they would read nothing or write where no one publishes
+// (issue 38: a local --output with such workers published empty tables
+// under _SUCCESS). It says what to use instead.
+func workersReach(paths ...flagPath) error {
+	if workersInProcess() {
+		return nil
+	}
+	for _, p := range paths {
+		for _, one := range strings.Split(p.path, ",") {
+			one = strings.TrimSpace(one)
+			if one == "" || !store.IsLocal(one) {
+				continue
+			}
+			return fmt.Errorf("--%s %s is on this machine's disk, but the workers of --runner=%s do not run in this process and cannot reach it: "+
+				"name a filesystem every worker reaches (gs://BUCKET/..., s3://BUCKET/...), or run the workers here (--environment_type=LOOPBACK, or the embedded runner: no --runner)",
+				p.flag, one, runnerName())
+		}
+	}
+	return nil
+}
+
+// Reachable is workersReach for one flag's path, for the commands that
+// check a path before the pipeline that uses it (--dedup-output).
+func Reachable(flag, path string) error { return workersReach(flagPath{flag, path}) }
+
+// runnerName is --runner with its environment, for messages.
+func runnerName() string {
+	r := *runners.Runner
+	if env := *jobopts.EnvironmentType; env != "" {
+		r += " --environment_type=" + env
+	}
+	return r
+}
+
+// shardRows sums the rows of table shards from their Parquet footers,
+// several at once (an object store answers each in tens of milliseconds).
+func shardRows(ctx context.Context, shards []string) (int64, error) {
+	rows := make([]int64, len(shards))
+	errs := make([]error, len(shards))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i, sh := range shards {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rows[i], errs[i] = tables.NumRows(ctx, sh)
+		}()
+	}
+	wg.Wait()
+	var total int64
+	for i, n := range rows {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		total += n
+	}
+	return total, nil
 }

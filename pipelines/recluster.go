@@ -96,6 +96,9 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err := absolute(&opt.From, &opt.Output); err != nil {
 		return nil, err
 	}
+	if err := workersReach(flagPath{"from", opt.From}, flagPath{"output", opt.Output}); err != nil {
+		return nil, err
+	}
 	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
@@ -170,11 +173,16 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	m.Settings["components"] = cfg.Components
 	m.Settings["component_rounds"] = strconv.Itoa(cfg.ComponentRounds)
 
-	out, err := output.Prepare(ctx, opt.Output, index.shards(), opt.Overwrite)
+	docsRows, err := shardRows(ctx, index.docs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := output.Prepare(ctx, opt.Output, "recluster", index.shards(), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
+	out.Expect = expect(cfg, docsRows, false) // its postings are carried as they were
 	cfg.Lanes = lanes(cfg.Lanes)
 	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, index, cfg) })
 }

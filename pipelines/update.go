@@ -86,6 +86,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if err := absolute(&opt.From, &opt.Output); err != nil {
 		return nil, err
 	}
+	if err := workersReach(flagPath{"from", opt.From}, flagPath{"input", opt.Input}, flagPath{"output", opt.Output}); err != nil {
+		return nil, err
+	}
 	start, src, err := startFrom(ctx, opt.From)
 	if err != nil {
 		return nil, err
@@ -156,11 +159,16 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	for _, in := range inputs {
 		newPaths = append(newPaths, in.Path)
 	}
-	out, err := output.Prepare(ctx, opt.Output, slices.Concat(newPaths, index.shards()), opt.Overwrite)
+	indexRows, err := shardRows(ctx, index.docs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := output.Prepare(ctx, opt.Output, "update", slices.Concat(newPaths, index.shards()), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
+	out.Expect = expect(cfg, indexRows+rows, true) // the index's rows and the new ones
 	cfg.Lanes = lanes(cfg.Lanes)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })

@@ -29,19 +29,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/launch.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/launch.sh"
 
-# remote refuses local paths: the workers run in Google Cloud.
-remote() {
-  local flag=$1 part
-  local -a parts
-  IFS=, read -ra parts <<<"$2"
-  for part in ${parts[@]+"${parts[@]}"}; do
-    part=${part// /}
-    if [[ -n $part && ($part != *://* || $part == file://*) ]]; then
-      usage "$flag $part: Dataflow workers cannot read this machine's files; use gs://"
-    fi
-  done
-}
-
 project=${PROJECT:-}
 region=${REGION:-}
 bucket=${BUCKET:-}
@@ -61,16 +48,6 @@ while (($#)); do
     --region) region=$2 ;;
     --bucket) bucket=$2 ;;
     esac
-    shift
-    ;;
-  --input=* | --output=* | --from=* | --dedup-output=*)
-    remote "${1%%=*}" "${1#*=}"
-    args+=("$1")
-    ;;
-  --input | --output | --from | --dedup-output)
-    (($# >= 2)) || usage "$1 needs a value"
-    remote "$1" "$2"
-    args+=("$1" "$2")
     shift
     ;;
   *) args+=("$1") ;;

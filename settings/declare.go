@@ -127,7 +127,7 @@ var Declarations = []*Setting{
 			return nil
 		}},
 	{Name: "on-bad-file", Group: GroupInput, Default: "fail", Commands: Update,
-		Help: "an unreadable input file or row group: fail (stop, naming the file and why) or skip (go on; its rows that can be named are rejected docs rows, and the manifest lists it)",
+		Help: "a bad input file or row group (not Parquet, corrupt, a wanted column missing or of the wrong type): fail (stop, naming the file and why) or skip (go on; its rows that can be named are rejected docs rows, and the manifest lists it). A read that fails (network, timeout, object store error) is never skipped: it is retried, then fails the run naming the file",
 		set: func(r *Run, v string) error {
 			if v != "fail" && v != "skip" {
 				return fmt.Errorf("want fail or skip, not %q", v)

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/shuffle/packed"
 )
 
@@ -130,18 +130,18 @@ func CarryShards(s beam.Scope, shards []Shard, table string, place Placement) {
 	s = s.Scope("CarryShards")
 	var copies []shardCopy
 	for _, sh := range shards {
-		copies = append(copies, shardCopy{From: sh.Path, To: store.Join(tempDir, table, sh.CarriedName)})
+		copies = append(copies, shardCopy{From: sh.Path, TempDir: tempDir, Table: table, Name: sh.CarriedName})
 	}
 	drain(s, beam.ParDo(s, copyShard, spread(s, copies)))
 }
 
-// shardCopy is one file CarryShards copies.
-type shardCopy struct{ From, To string }
+// shardCopy is one file CarryShards copies, to Name in the run's Table.
+type shardCopy struct{ From, TempDir, Table, Name string }
 
 func copyShard(ctx context.Context, c shardCopy, emit func(string)) error {
-	if err := store.Copy(ctx, c.From, c.To); err != nil {
+	if err := output.CarryShard(ctx, c.From, c.TempDir, c.Table, c.Name); err != nil {
 		return err
 	}
-	emit(c.To)
+	emit(c.Name)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/clustering/clusters"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -40,9 +41,9 @@ func init() {
 // PCollection<string> of the shard files written.
 func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, index IndexTables, place Placement) beam.PCollection {
 	s = s.Scope("Assemble")
-	if index.Partitions > 0 {
-		meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
-	}
+	// Every partition, also one no row reaches: in an update its index
+	// rows are read there, and every partition's receipt is expected.
+	meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
 	joined := beam.CoGroupByKey(s, meta, assignments, stats)
 	files := beam.ParDo(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, joined)
 	drain(s, files)
@@ -115,24 +116,33 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	clusterRows := clusters.Rows(sts, docs)
 	var files []string
 	var docsWritten, clustersWritten int64 // 0 for a table the run leaves out
-	if len(docs) > 0 && f.Write.Has(tables.DocsTable) {
+	// Every partition has its receipts, rows or none (output.WriteShard).
+	var receipts []output.Receipt
+	if f.Write.Has(tables.DocsTable) {
 		docsWritten = int64(len(docs))
-		name := store.Join(f.TempDir, tables.DocsTable, tables.ShardName(part))
-		if err := tables.Write(ctx, name, docs); err != nil {
+		r, err := output.WriteShard(ctx, f.TempDir, tables.DocsTable, part, docs)
+		if err != nil {
 			return nil, nil, err
 		}
-		files = append(files, name)
+		if r.File != "" {
+			files = append(files, store.Join(f.TempDir, tables.DocsTable, r.File))
+		}
+		receipts = append(receipts, r)
 	}
-	if len(clusterRows) > 0 && f.Write.Has(tables.ClustersTable) {
+	if f.Write.Has(tables.ClustersTable) {
 		clustersWritten = int64(len(clusterRows))
-		name := store.Join(f.TempDir, tables.ClustersTable, tables.ShardName(part))
-		if err := tables.Write(ctx, name, clusterRows); err != nil {
+		r, err := output.WriteShard(ctx, f.TempDir, tables.ClustersTable, part, clusterRows)
+		if err != nil {
 			return nil, nil, err
 		}
-		files = append(files, name)
+		if r.File != "" {
+			files = append(files, store.Join(f.TempDir, tables.ClustersTable, r.File))
+		}
+		receipts = append(receipts, r)
 	}
 	// The accounting identity also travels as data (see writeKeyTally),
-	// so that the manifest does not lose a partition's worth of rows.
+	// in the partition's record, so that the manifest does not lose a
+	// partition's worth of rows.
 	// Every docs row passes through here, so the per-status counts of
 	// phase 1 are tallied here too.
 	counts := map[string]int64{
@@ -147,7 +157,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	for i := range docs {
 		counts["docs_"+statusCounter[docs[i].Status]]++
 	}
-	return files, counts, writeKeyTally(ctx, f.TempDir, "assemble", part, counts)
+	return files, counts, output.WriteRecord(ctx, f.TempDir, "assemble", part, counts, receipts...)
 }
 
 // WritePairs takes the pairs-table rows of Cluster and writes, per pair
@@ -178,27 +188,30 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, e
 		return err
 	}
 	counts := map[string]int64{"pairs_written": 0, "contained_written": 0}
+	var receipts []output.Receipt
 	if f.Write.Has(tables.PairsTable) {
-		name := store.Join(f.TempDir, tables.PairsTable, tables.ShardName(part))
-		if err := tables.Write(ctx, name, rows); err != nil {
+		r, err := output.WriteShard(ctx, f.TempDir, tables.PairsTable, part, rows)
+		if err != nil {
 			return err
 		}
 		pairsWritten.Inc(ctx, int64(len(rows)))
 		counts["pairs_written"] = int64(len(rows))
-		emit(name)
+		if r.File != "" {
+			emit(store.Join(f.TempDir, tables.PairsTable, r.File))
+		}
+		receipts = append(receipts, r)
 	}
 	if f.Linking.keepsContained() && f.Write.Has(tables.ContainedTable) {
-		if contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold()); len(contained) > 0 {
-			name := store.Join(f.TempDir, tables.ContainedTable, tables.ShardName(part))
-			if err := tables.Write(ctx, name, contained); err != nil {
-				return err
-			}
-			containedWritten.Inc(ctx, int64(len(contained)))
-			counts["contained_written"] = int64(len(contained))
-			emit(name)
+		contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold())
+		r, err := output.WriteShard(ctx, f.TempDir, tables.ContainedTable, part, contained)
+		if err != nil {
+			return err
 		}
+		containedWritten.Inc(ctx, int64(len(contained)))
+		counts["contained_written"] = int64(len(contained))
+		receipts = append(receipts, r)
 	}
-	return writeKeyTally(ctx, f.TempDir, "pairs", part, counts)
+	return output.WriteRecord(ctx, f.TempDir, "pairs", part, counts, receipts...)
 }
 
 // clearClusterColumns empties the columns clusters.Join fills, on a docs

@@ -14,7 +14,7 @@ import (
 	"github.com/neardup/neardup/clustering/components"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/fingerprint"
-	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -62,11 +62,10 @@ func Components(s beam.Scope, links, copies, ranks, reps beam.PCollection, clu C
 	} else {
 		labels, tallies = beam.ParDo2(s, &unionFindFn{Partitions: parts}, beam.GroupByKey(s, beam.ParDo(s, toKeyZero, links)))
 	}
-	if up.on() {
-		// An update: attachFn reads the index's sketches of each
-		// partition beside the new ones.
-		reps = beam.Flatten(s, reps, everyPartition(s, parts))
-	}
+	// Every partition: in an update attachFn reads the index's sketches
+	// of each beside the new ones, and every partition's receipt of the
+	// sketches table is expected.
+	reps = beam.Flatten(s, reps, everyPartition(s, parts))
 	members, clinks := beam.ParDo2(s, &attachFn{FirstNewDoc: up.FirstNewDoc, Index: up.Index.Sketches, Partitions: parts, TempDir: place.shards(tables.SketchesTable), Lanes: place.Lanes},
 		beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
 	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Clustering: clu, Partitions: parts}, beam.CoGroupByKey(s, members, clinks))
@@ -339,11 +338,12 @@ func writeSketches(ctx context.Context, tempDir string, firstNewDoc uint64, part
 		}
 		rows = append(rows, row)
 	}
-	if len(rows) == 0 {
-		return nil
-	}
 	slices.SortFunc(rows, func(x, y tables.Sketch) int { return cmp.Compare(x.DocID, y.DocID) })
-	return tables.Write(ctx, store.Join(tempDir, tables.SketchesTable, tables.ShardName(part)), rows)
+	r, err := output.WriteShard(ctx, tempDir, tables.SketchesTable, part, rows)
+	if err != nil {
+		return err
+	}
+	return output.WriteRecord(ctx, tempDir, "sketches", part, nil, r)
 }
 
 // attachFn meets, on one doc partition, the labels of its documents, the

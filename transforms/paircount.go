@@ -37,7 +37,7 @@ func PairCount(s beam.Scope, lists beam.PCollection, link Linking, firstNewDoc u
 	s = s.Scope("PairCount")
 	triplets := beam.ParDo(s, &expandPairsFn{Linking: link, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, lists)
 	grouped := beam.GroupByKey(s, triplets)
-	return beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes}, grouped)
+	return beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, grouped)
 }
 
 type expandPairsFn struct {
@@ -130,9 +130,10 @@ func mergeCounts(pairs []packed.Pair) []packed.Pair {
 }
 
 type mergePairsFn struct {
-	Sketch sketch.Spec // MIN_s pairs are merged by their shared shingles' ranks
-	Lanes  int
-	lanes  lanes[func(int, []byte)]
+	Sketch  sketch.Spec // MIN_s pairs are merged by their shared shingles' ranks
+	Lanes   int
+	TempDir string // where its count goes (writeKeyTally)
+	lanes   lanes[func(int, []byte)]
 }
 
 func (f *mergePairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
@@ -145,6 +146,11 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 	batches = hold(batches)
 	return f.lanes.timed(ctx, f.Lanes, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
 		out, n, err := f.merge(batches)
+		if err == nil {
+			// The count the summary prints, as data: a runner's
+			// attempted metrics count a retried bundle's pairs twice.
+			err = writeKeyTally(ctx, f.TempDir, "paircount", part, map[string]int64{"pairs": n})
+		}
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			pairsCounted.Inc(ctx, n)
 			if len(out) > 0 {

@@ -32,8 +32,10 @@ func init() {
 // ReadSplits takes the matched input files (in sorted order) and returns a
 // PCollection<crawl.Split>, one element per row group, redistributed so that
 // the row groups of one large file are read by every worker. cols are the
-// columns read; with skipBad, a file that cannot be read is recorded under
-// tempDir for the manifest instead of failing the run.
+// columns read; with skipBad, a bad file (crawl.IsBadInput: not Parquet, a
+// corrupt footer, a wanted column missing) is recorded under tempDir for
+// the manifest instead of failing the run. A failed read is never
+// skipped: it fails the bundle, for the runner to retry.
 func ReadSplits(s beam.Scope, files []string, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
 	in := make([]InputFile, len(files))
 	for i, f := range files {
@@ -61,7 +63,7 @@ type splitFn struct {
 func (f *splitFn) ProcessElement(ctx context.Context, in InputFile, emit func(crawl.Split)) error {
 	splits, err := crawl.Splits(ctx, in.Index, in.Path, f.Columns)
 	if err != nil {
-		if f.SkipBadFiles {
+		if f.SkipBadFiles && crawl.IsBadInput(err) {
 			return recordBadFile(ctx, f.TempDir, crawl.Split{FileIndex: in.Index, Path: in.Path, RowGroup: -1}, err)
 		}
 		return err

@@ -6,7 +6,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
 )
@@ -40,9 +40,10 @@ func init() {
 // of each partition from there, beside the new documents'.
 func ShingleMerge(s beam.Scope, postings beam.PCollection, cand Candidates, up Update, place Placement) (lists, recapped beam.PCollection) {
 	s = s.Scope("ShingleMerge")
-	if up.on() {
-		postings = beam.Flatten(s, postings, everyPartition(s, place.Partitions))
-	}
+	// Every partition: in an update the index's postings are read
+	// there, and every partition's receipt of the postings table is
+	// expected.
+	postings = beam.Flatten(s, postings, everyPartition(s, place.Partitions))
 	grouped := beam.GroupByKey(s, postings)
 	return beam.ParDo2(s, &shingleMergeFn{Candidates: cand, FirstNewDoc: up.FirstNewDoc, Index: up.Index.Postings,
 		Partitions: place.Partitions, TempDir: place.shards(tables.PostingsTable), Lanes: place.Lanes}, grouped)
@@ -167,8 +168,9 @@ func writePostings(ctx context.Context, tempDir string, firstNewDoc uint64, part
 			rows = append(rows, tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)})
 		}
 	}
-	if len(rows) == 0 {
-		return nil
+	r, err := output.WriteShard(ctx, tempDir, tables.PostingsTable, part, rows)
+	if err != nil {
+		return err
 	}
-	return tables.Write(ctx, store.Join(tempDir, tables.PostingsTable, tables.ShardName(part)), rows)
+	return output.WriteRecord(ctx, tempDir, "postings", part, nil, r)
 }

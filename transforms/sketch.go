@@ -50,8 +50,8 @@ func init() {
 // pages with a site are keyed by the site's partition. (Verify reads
 // the features of the documents it needs again; they do not travel from
 // here.) Under
-// cfg.SkipBadFiles an unreadable row group is recorded under
-// place.TempDir.
+// cfg.SkipBadFiles a bad row group (crawl.IsBadInput) is recorded under
+// place.TempDir; a failed read fails the bundle all the same.
 func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites beam.PCollection) {
 	s = s.Scope("Sketch")
 	outs := beam.ParDoN(s, &sketchFn{Settings: cfg, Partitions: place.Partitions, TempDir: place.TempDir}, splits)
@@ -172,7 +172,11 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		return nil
 	})
 	if err != nil {
-		if !f.Settings.SkipBadFiles {
+		// Only what the file holds is skipped: a read that failed (the
+		// network, an object store, after its retries) or a file that
+		// changed during the run fails the bundle, whose retry reads
+		// the row group again. Skipping those would lose good rows.
+		if !f.Settings.SkipBadFiles || !crawl.IsBadInput(err) {
 			return err
 		}
 		// The rows of the split not read yet still get their docs rows,

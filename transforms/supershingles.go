@@ -31,12 +31,14 @@ func init() {
 // shuffles of candidates, never of all pairs) so that phase 4 can report,
 // and with --verify=sketch require, the estimate on cand.Sketch. It
 // returns PCollection<KV<int, []byte>> of packed.Pair batches in the form
-// PairCount returns them, keyed by one of partitions.
-func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cand Candidates, partitions int) beam.PCollection {
+// PairCount returns them, keyed by one of place.Partitions, and tallies
+// how many under place.TempDir.
+func SuperShingles(s beam.Scope, postings, reps beam.PCollection, cand Candidates, place Placement) beam.PCollection {
 	s = s.Scope("SuperShingles")
+	partitions := place.Partitions
 	candidates := beam.ParDo(s, &superCandidatesFn{Candidates: cand, Partitions: partitions}, beam.GroupByKey(s, postings))
 	withA := beam.ParDo(s, &attachSketchAFn{Partitions: partitions}, beam.CoGroupByKey(s, reps, candidates))
-	return beam.ParDo(s, &estimateCandidatesFn{Sketch: cand.Sketch}, beam.CoGroupByKey(s, reps, withA))
+	return beam.ParDo(s, &estimateCandidatesFn{Sketch: cand.Sketch, TempDir: place.TempDir}, beam.CoGroupByKey(s, reps, withA))
 }
 
 type superCandidatesFn struct {
@@ -133,7 +135,10 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	return nil
 }
 
-type estimateCandidatesFn struct{ Sketch sketch.Spec }
+type estimateCandidatesFn struct {
+	Sketch  sketch.Spec
+	TempDir string // where its count goes (writeKeyTally)
+}
 
 // ProcessElement counts the sketch values each candidate pair of one doc
 // partition shares, as phase 3 would have.
@@ -159,6 +164,9 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 		out = p.Append(out)
 	}
 	pairsCounted.Inc(ctx, int64(len(recs)))
+	if err := writeKeyTally(ctx, f.TempDir, "supercount", part, map[string]int64{"pairs": int64(len(recs))}); err != nil {
+		return err
+	}
 	if len(out) > 0 {
 		emit(part, out)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -70,9 +71,9 @@ func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSp
 	s = s.Scope("Sweeps")
 	parts := place.Partitions
 	seen, live := beam.ParDo2(s, &urlSeenFn{SweepSpan: span, Seed: seed, FirstNewDoc: up.FirstNewDoc, Partitions: parts}, meta)
-	if up.on() {
-		seen = beam.Flatten(s, seen, everyPartition(s, parts))
-	}
+	// Every partition: in an update the index's URLs are read there,
+	// and every partition's receipt of the urls table is expected.
+	seen = beam.Flatten(s, seen, everyPartition(s, parts))
 	lostMarks := beam.ParDo(s, &urlsFn{SweepSpan: span, Seed: seed, Index: up.Index.URLs, Partitions: parts, TempDir: place.shards(tables.URLsTable), Lanes: place.Lanes},
 		beam.GroupByKey(s, seen))
 	if !span.MultiSweep || !place.Write.Has(tables.LostTable) {
@@ -234,10 +235,11 @@ func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool)
 			lost[p] = append(lost[p], urlSeen{URL: r.URL, Sweep: r.LastSweep, Doc: r.LastDocID})
 		}
 	}
-	if len(rows) == 0 || f.TempDir == "" {
-		return lost, nil
+	r, err := output.WriteShard(ctx, f.TempDir, tables.URLsTable, part, rows)
+	if err != nil {
+		return nil, err
 	}
-	return lost, tables.Write(ctx, store.Join(f.TempDir, tables.URLsTable, tables.ShardName(part)), rows)
+	return lost, output.WriteRecord(ctx, f.TempDir, "urls", part, nil, r)
 }
 
 type lostJoinFn struct{ Partitions int }
@@ -398,15 +400,15 @@ func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches fu
 			rows = append(rows, r)
 		}
 	}
-	if len(rows) == 0 {
-		return nil
-	}
 	slices.SortFunc(rows, func(x, y tables.Lost) int {
 		return cmp.Or(cmp.Compare(x.URL, y.URL), cmp.Compare(optInt(x.FoundDocID), optInt(y.FoundDocID)))
 	})
-	name := store.Join(f.TempDir, tables.LostTable, tables.ShardName(part))
-	emit(name) // see drain
-	return tables.Write(ctx, name, rows)
+	r, err := output.WriteShard(ctx, f.TempDir, tables.LostTable, part, rows)
+	if err != nil {
+		return err
+	}
+	emit(store.Join(f.TempDir, tables.LostTable, r.File)) // see drain
+	return output.WriteRecord(ctx, f.TempDir, "lost", part, nil, r)
 }
 
 func optInt(p *int64) int64 {

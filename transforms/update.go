@@ -9,7 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -54,7 +54,7 @@ func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, link Linking, c
 	if link.Sketch.Kind == sketch.Min {
 		expand := expandPairsFn{Linking: link, FirstNewDoc: up.FirstNewDoc, Partitions: place.Partitions}
 		triplets := beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, lists, beam.SideInput{Input: recapped})
-		counted = beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes}, beam.GroupByKey(s, triplets))
+		counted = beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, beam.GroupByKey(s, triplets))
 	} else {
 		counted = PairCount(s, lists, link, up.FirstNewDoc, place)
 	}
@@ -276,7 +276,7 @@ func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.P
 	var c carriedShard
 	name := sh.CarriedName
 	if f.Write.Has(tables.PairsTable) {
-		if err := store.Copy(ctx, sh.Path, store.Join(f.TempDir, tables.PairsTable, name)); err != nil {
+		if err := output.CarryShard(ctx, sh.Path, f.TempDir, tables.PairsTable, name); err != nil {
 			return c, err
 		}
 	}
@@ -292,7 +292,7 @@ func (f *mergeIndexPairsFn) carry(ctx context.Context, sh Shard, rows []tables.P
 			if n == 0 {
 				break // the empty shard of a table without rows
 			}
-			if err := store.Copy(ctx, cs.Path, store.Join(f.TempDir, tables.ContainedTable, name)); err != nil {
+			if err := output.CarryShard(ctx, cs.Path, f.TempDir, tables.ContainedTable, name); err != nil {
 				return c, err
 			}
 			c.contained = n

@@ -70,6 +70,9 @@ func checkDedupOutput(ctx context.Context) error {
 	if run.DedupOutput == "" {
 		return nil
 	}
+	if err := pipelines.Reachable("dedup-output", run.DedupOutput); err != nil {
+		return err
+	}
 	dedup, err := store.Abs(run.DedupOutput)
 	if err != nil {
 		return err

@@ -254,8 +254,10 @@ func main() {
 			c["redirects"], c["redirects_joined"], c["clusters_of_redirects"], c["redirects"]-c["redirects_joined"],
 			c["redirects_outside"], c["redirect_cycles"], c["redirects_too_long"], c["redirects_to_empty"])
 	}
+	// Input rows from the input's Parquet footers, docs rows from the
+	// published docs shards' footers: Publish has checked they agree.
 	fmt.Printf("neardup: accounting: %d input rows = %d docs rows = %d clustered + %d alone + %d empty or rejected\n",
-		c["docs"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
+		c["input_rows"], c["docs_written"], c["docs_in_clusters"], c["docs_alone"], c["docs_empty_or_rejected"])
 	for _, b := range m.BadFiles {
 		where := "whole file"
 		if b.RowGroup >= 0 {

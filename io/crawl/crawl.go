@@ -3,6 +3,13 @@
 // them. Work is cut by row group so one large file still spreads over every
 // worker, and every error names the file, and where it can, the row and
 // column.
+//
+// Its errors are of three kinds, which IsBadInput and IsChanged tell
+// apart: bad input (not Parquet, a corrupt footer or page, a wanted column
+// missing or of the wrong type), which --on-bad-file=skip may skip;
+// a file that changed during the run; and everything else, chiefly failed
+// reads (the network, an object store, the disk, after package objstore's
+// retries), which must fail the work so that it is tried again.
 package crawl
 
 import (
@@ -12,11 +19,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/neardup/neardup/io/objstore"
 	"github.com/neardup/neardup/io/store"
 )
 
@@ -139,20 +148,119 @@ func columnNames(schema *parquet.Schema) []string {
 	return names
 }
 
+// BadInputError is an error in what a file holds, as opposed to reading
+// it: not Parquet, a corrupt footer or page, a wanted column missing,
+// repeated or of the wrong type. Reading it again gives the same error.
+type BadInputError struct{ Err error }
+
+func (e *BadInputError) Error() string { return e.Err.Error() }
+func (e *BadInputError) Unwrap() error { return e.Err }
+
+// ReadError is a failure to read a file's bytes (to open it, the network,
+// an object store, the disk) that package objstore's retries did not
+// mend, however the Parquet decoder went on to report it. The file may
+// well be fine: the work must fail, to be tried again.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// IsBadInput reports whether err, from this package, is the input's fault
+// (a BadInputError not caused by a failed read): what --on-bad-file=skip
+// may skip. Failed reads and files that changed during the run are not.
+func IsBadInput(err error) bool {
+	var bad *BadInputError
+	var read *ReadError
+	return errors.As(err, &bad) && !errors.As(err, &read) && !IsChanged(err)
+}
+
+// IsChanged reports whether err says that a file changed during the run
+// (an object no longer the version opened, a row group the footer read
+// earlier had and the file has no longer).
+func IsChanged(err error) bool { return errors.Is(err, objstore.ErrChanged) }
+
+// source is an open file as parquet-go reads it: it marks the errors of
+// reading the file's bytes as ReadErrors, and remembers the first, so that
+// a decoder's error is not taken for bad input when it follows a failed
+// read, even should the decoder lose the failure from its error's chain.
+type source struct {
+	store.ReaderAt
+	mu     sync.Mutex
+	failed *ReadError
+}
+
+func (s *source) ReadAt(p []byte, off int64) (int, error) {
+	n, err := s.ReaderAt.ReadAt(p, off)
+	if err == nil || err == io.EOF { // io.EOF: a read past the end, as a truncated file asks for
+		return n, err
+	}
+	e := &ReadError{Err: err}
+	s.mu.Lock()
+	if s.failed == nil {
+		s.failed = e
+	}
+	s.mu.Unlock()
+	return n, e
+}
+
+// classify marks err, met while decoding the file, as bad input, unless
+// reading failed (a ReadError in its chain, or a read of this file
+// failed before it), or the file changed during the run.
+func (s *source) classify(err error) error {
+	var read *ReadError
+	switch {
+	case err == nil || errors.As(err, &read) || IsChanged(err):
+		return err
+	}
+	s.mu.Lock()
+	failed := s.failed
+	s.mu.Unlock()
+	if failed != nil {
+		return &ReadError{Err: fmt.Errorf("%w (after a failed read: %v)", err, failed.Err)}
+	}
+	return &BadInputError{Err: err}
+}
+
+// badColumns marks an error of bind: always bad input.
+func badColumns(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &BadInputError{Err: err}
+}
+
+// unreadable is what to say of a file's data that could not be read:
+// bad, when what it holds is at fault, and failed when reading it did,
+// so that neither the run's hint nor a user takes a network error for a
+// bad file.
+func unreadable(err error, bad, failed string) string {
+	if IsBadInput(err) {
+		return bad
+	}
+	return failed
+}
+
 // open opens a Parquet file; with pageIndex, it reads the file's page
 // index too, which lets a seek skip the pages before its row (without it,
 // parquet-go decodes them).
-func open(ctx context.Context, path string, pageIndex bool) (*parquet.File, io.Closer, error) {
+func open(ctx context.Context, path string, pageIndex bool) (*parquet.File, *source, error) {
 	r, size, err := store.OpenReaderAt(ctx, path)
 	if err != nil {
+		if !IsChanged(err) {
+			err = &ReadError{Err: err}
+		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(!pageIndex), parquet.SkipBloomFilters(true))
+	src := &source{ReaderAt: r}
+	f, err := parquet.OpenFile(src, size, parquet.SkipPageIndex(!pageIndex), parquet.SkipBloomFilters(true))
 	if err != nil {
 		r.Close()
-		return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		if err = src.classify(err); IsBadInput(err) {
+			return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+		}
+		return nil, nil, fmt.Errorf("%s: reading the Parquet footer failed: %w", path, err)
 	}
-	return f, r, nil
+	return f, src, nil
 }
 
 // Splits opens one input file, checks that it has the wanted columns, and
@@ -165,7 +273,7 @@ func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Sp
 	defer c.Close()
 	b, err := bind(path, f.Schema(), cols)
 	if err != nil {
-		return nil, err
+		return nil, badColumns(err)
 	}
 	var splits []Split
 	var first int64
@@ -195,23 +303,29 @@ func readRows(ctx context.Context, sp Split, skip, n int64, cols Columns, fn fun
 		return err
 	}
 	defer c.Close()
-	return readOpen(f, sp, skip, n, cols, fn)
+	return readOpen(f, c, sp, skip, n, cols, fn)
 }
 
-// readOpen is readRows on the split's file, open.
-func readOpen(f *parquet.File, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
+// readOpen is readRows on the split's file, open. The errors of fn are
+// returned as they are.
+func readOpen(f *parquet.File, src *source, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
 	b, err := bind(sp.Path, f.Schema(), cols)
 	if err != nil {
-		return err
+		return badColumns(err)
 	}
 	groups := f.RowGroups()
+	// A split made from the footer of another version of the file.
 	if sp.RowGroup >= len(groups) {
-		return fmt.Errorf("%s: row group %d not found (file has %d); did the file change during the run?", sp.Path, sp.RowGroup, len(groups))
+		return fmt.Errorf("%s: row group %d not found (the file has %d): the file %w", sp.Path, sp.RowGroup, len(groups), objstore.ErrChanged)
+	}
+	if k := groups[sp.RowGroup].NumRows(); k != sp.NumRows {
+		return fmt.Errorf("%s: row group %d has %d rows, %d when the run began: the file %w", sp.Path, sp.RowGroup, k, sp.NumRows, objstore.ErrChanged)
 	}
 	rows := groups[sp.RowGroup].Rows()
 	defer rows.Close()
 	if skip > 0 {
 		if err := rows.SeekToRow(skip); err != nil {
+			err = src.classify(err)
 			return fmt.Errorf("%s: row group %d: seeking row %d: %w", sp.Path, sp.RowGroup, sp.FirstRow+skip, err)
 		}
 	}
@@ -253,11 +367,12 @@ func readOpen(f *parquet.File, sp Split, skip, n int64, cols Columns, fn func(Ro
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s: row group %d, rows from %d: column data unreadable: %w", sp.Path, sp.RowGroup, index, err)
+			err = src.classify(err)
+			return fmt.Errorf("%s: row group %d, rows from %d: %s: %w", sp.Path, sp.RowGroup, index, unreadable(err, "column data unreadable", "reading column data failed"), err)
 		}
 	}
 	if index != end {
-		return fmt.Errorf("%s: row group %d: read %d rows, footer says %d", sp.Path, sp.RowGroup, index-sp.FirstRow, sp.NumRows)
+		return src.classify(fmt.Errorf("%s: row group %d: read %d rows, footer says %d", sp.Path, sp.RowGroup, index-sp.FirstRow, sp.NumRows))
 	}
 	return nil
 }
@@ -313,7 +428,7 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 	defer c.Close()
 	b, err := bind(path, f.Schema(), Columns{Score: column})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, badColumns(err)
 	}
 	n := f.NumRows()
 	scores, has = make([]float64, 0, n), make([]bool, 0, n)
@@ -327,7 +442,8 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 			}
 			if err != nil {
 				pages.Close()
-				return nil, nil, fmt.Errorf("%s: row group %d, column %q unreadable: %w", path, rg, column, err)
+				err = c.classify(err)
+				return nil, nil, fmt.Errorf("%s: row group %d, column %q %s: %w", path, rg, column, unreadable(err, "unreadable", "could not be read"), err)
 			}
 			values := page.Values()
 			for {
@@ -341,7 +457,8 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 				}
 				if err != nil {
 					pages.Close()
-					return nil, nil, fmt.Errorf("%s: row group %d, column %q unreadable: %w", path, rg, column, err)
+					err = c.classify(err)
+					return nil, nil, fmt.Errorf("%s: row group %d, column %q %s: %w", path, rg, column, unreadable(err, "unreadable", "could not be read"), err)
 				}
 			}
 			parquet.Release(page)
@@ -349,7 +466,7 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 		pages.Close()
 	}
 	if int64(len(scores)) != n {
-		return nil, nil, fmt.Errorf("%s: column %q holds %d values, the file %d rows", path, column, len(scores), n)
+		return nil, nil, c.classify(fmt.Errorf("%s: column %q holds %d values, the file %d rows", path, column, len(scores), n))
 	}
 	return scores, has, nil
 }
@@ -368,7 +485,7 @@ func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, er
 	for i, rg := range f.RowGroups() {
 		if n := rg.NumRows(); row >= first && row < first+n {
 			var found Row
-			err := readOpen(f, Split{Path: path, RowGroup: i, FirstRow: first, NumRows: n}, row-first, 1, cols, func(r Row) error { found = r; return nil })
+			err := readOpen(f, c, Split{Path: path, RowGroup: i, FirstRow: first, NumRows: n}, row-first, 1, cols, func(r Row) error { found = r; return nil })
 			return found, err
 		}
 		first += rg.NumRows()
@@ -405,7 +522,7 @@ func ReadRows(ctx context.Context, fileIndex int, path string, rows []int64, col
 		}
 		if len(in) > 0 {
 			sp := Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n}
-			err := readOpen(f, sp, in[0]-first, in[len(in)-1]-in[0]+1, cols, func(r Row) error {
+			err := readOpen(f, c, sp, in[0]-first, in[len(in)-1]-in[0]+1, cols, func(r Row) error {
 				if r.Index != in[0] {
 					return nil
 				}

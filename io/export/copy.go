@@ -66,7 +66,7 @@ func Copy(ctx context.Context, src, dst string, lo int64, marks []Code, add Adde
 	// so buf's entries must not be moved around.
 	buf, kept := make([]parquet.Row, 256), make([]parquet.Row, 0, 256)
 	fail := func(err error) (int64, error) {
-		out.Close()
+		out.Abort() // never a truncated file in its place
 		return 0, err
 	}
 	var start int64 // the first row of row group g
@@ -145,7 +145,7 @@ func Concat(ctx context.Context, parts []string, dst string) (int64, error) {
 	var w *parquet.Writer
 	var written int64
 	fail := func(err error) (int64, error) {
-		out.Close()
+		out.Abort() // never a truncated file in its place
 		return 0, err
 	}
 	for _, part := range parts {

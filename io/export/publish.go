@@ -50,8 +50,10 @@ type Manifest struct {
 
 // Dir is an export folder being written.
 type Dir struct {
-	Path    string
-	TempDir string // where the pipeline writes the files and their counts
+	Path string
+	// The export's hold on its temporary folder, where the pipeline
+	// writes the files and their counts (TempDir).
+	*output.Claim
 }
 
 // Check refuses dir as an export folder when it holds anything but an
@@ -60,7 +62,7 @@ func Check(ctx context.Context, dir string, overwrite bool) error {
 	if dir == "" {
 		return fmt.Errorf("no --output folder given")
 	}
-	names, err := store.List(ctx, store.Join(dir, "*"))
+	names, err := store.Contents(ctx, dir)
 	if err != nil || len(names) == 0 || overwrite {
 		return err
 	}
@@ -77,18 +79,19 @@ func Check(ctx context.Context, dir string, overwrite bool) error {
 }
 
 // Prepare readies dir for an export: it refuses a dir Check refuses,
-// removes an earlier export's _SUCCESS, so that nothing looks complete
+// claims the folder (output.StartTemp: refused while another run's lease
+// there is live), removes an earlier export's _SUCCESS, so that nothing looks complete
 // while this one works, and any temporary files a killed export left,
 // and picks this export's temporary folder.
 func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
 	if err := Check(ctx, dir, overwrite); err != nil {
 		return nil, err
 	}
-	temp, err := output.StartTemp(ctx, dir)
+	claim, err := output.StartTemp(ctx, dir, "export")
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{Path: dir, TempDir: temp}, nil
+	return &Dir{Path: dir, Claim: claim}, nil
 }
 
 // Publish moves the files of m (written under TempDir by their output
@@ -96,6 +99,9 @@ func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
 // replacing an earlier export's files; then it writes the manifest, and
 // _SUCCESS last.
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
+	if err := d.Check(ctx); err != nil {
+		return err
+	}
 	m.Counts = Counts{}
 	for i := range m.Files {
 		f := &m.Files[i]
@@ -124,7 +130,7 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			return fmt.Errorf("publishing %s: %w", dst, err)
 		}
 	}
-	return output.Seal(ctx, d.Path, ManifestFile, m)
+	return output.Seal(ctx, d.Path, d.TempDir, ManifestFile, m)
 }
 
 // CountsName is the name, under a run's CountsDir, of the counts of the

@@ -30,6 +30,15 @@
 // Head and tail stay until Close; at most HeadSize + TailSize + CacheBlocks ×
 // BlockSize bytes (about 65 MiB by default) are held per open reader, more
 // only when single reads are larger than a block.
+//
+// A failed request is tried again, up to len(RetryDelays) more times with
+// growing waits: a ranged GET that fails or whose body ends early (a
+// timeout, a reset connection, a 5xx) is followed by a new one for the
+// bytes still missing, of the same version of the object (the stores pin
+// it: S3's If-Match on the ETag, GCS's generation). An object that changed
+// since it was opened (ErrChanged), and errors a RangeReader marks
+// Permanent, are not retried. When the tries run out, ReadAt returns the
+// error: a caller must take it for a failed read, not for bad content.
 package objstore
 
 import (
@@ -38,18 +47,96 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // RangeReader is the little an object store must offer: the object's size
 // and a ranged read.
 type RangeReader interface {
-	// Size reports the object's size in bytes, from its metadata.
+	// Size reports the object's size in bytes, from its metadata. It is
+	// called once, first: a store pins the version it reports on, so
+	// that later reads fail with ErrChanged, never mix two versions.
 	Size(ctx context.Context) (int64, error)
-	// ReadRange returns the n bytes of the object starting at off.
+	// ReadRange returns the n bytes of the object starting at off. Its
+	// errors, and the body's, are retried unless they wrap ErrChanged or
+	// were made by Permanent.
 	ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error)
+}
+
+// ErrChanged is wrapped by the errors of reading an object that changed
+// (was replaced or deleted) since it was opened: reading on would mix two
+// versions, and waiting does not help, so it is not retried. The input
+// is neither bad nor unreachable: the run must fail, naming it.
+var ErrChanged = errors.New("changed during the run")
+
+// Permanent marks err, returned by a RangeReader, as one that trying again
+// cannot mend (no such object, access denied, a server that ignores the
+// Range header): ReaderAt returns it at once.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// RetryDelays are the waits before each retry of a failed request (an
+// object's size, or a range of its bytes): a request is tried
+// len(RetryDelays)+1 times in all, some 2.25 s from the first try to the
+// last. Each wait varies by up to a quarter either way, so that workers
+// that failed together do not retry together. Tests shorten them.
+var RetryDelays = []time.Duration{150 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond}
+
+// retryable reports whether err, from a request made under ctx, is worth
+// another try: not when ctx is done, the object changed, or err is
+// marked permanent.
+func retryable(ctx context.Context, err error) bool {
+	var p *permanentError
+	return ctx.Err() == nil && !errors.Is(err, ErrChanged) && !errors.As(err, &p) && !errors.Is(err, context.Canceled)
+}
+
+// withRetries calls try until it succeeds, its error is not worth another
+// try, or RetryDelays run out, and returns its last error, saying how many
+// tries failed.
+func withRetries(ctx context.Context, try func() error) error {
+	for i := 0; ; i++ {
+		err := try()
+		if err == nil {
+			return nil
+		}
+		if i == len(RetryDelays) || !retryable(ctx, err) {
+			if i > 0 {
+				err = fmt.Errorf("%d tries failed, the last with: %w", i+1, err)
+			}
+			return err
+		}
+		d := RetryDelays[i]
+		if d > 0 {
+			d += time.Duration(rand.Int64N(int64(d)/2+1)) - d/4
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (gave up waiting to try again: %v)", err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// Sizer is implemented by a RangeReader that wants its ReaderAt sized
+// otherwise than by Defaults (a test store, to make small files take many
+// requests).
+type Sizer interface {
+	ReaderOptions() Options
 }
 
 // Options sizes a ReaderAt's requests and cache. Zero fields take the
@@ -120,7 +207,11 @@ func Open(ctx context.Context, name string) (*ReaderAt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return NewReaderAt(ctx, name, rr, Options{})
+	var opt Options
+	if s, ok := rr.(Sizer); ok {
+		opt = s.ReaderOptions()
+	}
+	return NewReaderAt(ctx, name, rr, opt)
 }
 
 // splitName splits scheme://bucket/key into bucket and key. The key is taken
@@ -172,9 +263,13 @@ type span struct {
 }
 
 // NewReaderAt opens name through rr, reading its size from the object's
-// metadata. No data is read until the first ReadAt.
+// metadata (retried as reads are). No data is read until the first ReadAt.
 func NewReaderAt(ctx context.Context, name string, rr RangeReader, opt Options) (*ReaderAt, error) {
-	size, err := rr.Size(ctx)
+	var size int64
+	err := withRetries(ctx, func() (err error) {
+		size, err = rr.Size(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading size: %w", name, err)
 	}
@@ -310,8 +405,9 @@ func newSpan(start, end int64) *span {
 	return &span{start: start, end: end, done: make(chan struct{})}
 }
 
-// fetch reads s with one request. A failed span is forgotten, so a later
-// read tries again; readers already waiting on it get the error.
+// fetch reads s with one request (more when it fails: see readRange). A
+// failed span is forgotten, so a later read tries again; readers already
+// waiting on it get the error.
 func (r *ReaderAt) fetch(s *span) {
 	defer close(s.done)
 	n := s.end - s.start
@@ -334,26 +430,46 @@ func (r *ReaderAt) fetch(s *span) {
 	}
 }
 
+// readRange reads the n bytes at off. A request that fails, or whose body
+// ends early, is followed by another for the bytes still missing, as
+// withRetries allows.
 func (r *ReaderAt) readRange(off, n int64) ([]byte, error) {
-	body, err := r.rr.ReadRange(r.ctx, off, n)
+	buf := make([]byte, n)
+	var got int64
+	err := withRetries(r.ctx, func() error {
+		k, err := r.readOnce(off+got, buf[got:])
+		got += int64(k)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	return buf, nil
+}
+
+// readOnce fills p with one request for the bytes at off; on error, k is
+// how many it holds all the same.
+func (r *ReaderAt) readOnce(off int64, p []byte) (k int, err error) {
+	body, err := r.rr.ReadRange(r.ctx, off, int64(len(p)))
+	if err != nil {
+		return 0, err
+	}
 	defer body.Close()
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(body, buf); err != nil {
+	if k, err = io.ReadFull(body, p); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("object ended early (changed during the run?): %w", io.ErrUnexpectedEOF)
+			// The stores pin the version read, so a short body is a
+			// transfer cut off, not a shorter object.
+			return k, fmt.Errorf("the response ended after %d of the %d bytes asked for: %w", k, len(p), io.ErrUnexpectedEOF)
 		}
-		return nil, err
+		return k, err
 	}
 	// A server that ignores the range header sends more than asked for,
 	// and from the wrong offset: refuse rather than return wrong bytes.
 	var one [1]byte
-	if k, _ := body.Read(one[:]); k > 0 {
-		return nil, fmt.Errorf("object store returned more than the %d bytes asked for (range ignored?)", n)
+	if extra, _ := body.Read(one[:]); extra > 0 {
+		return 0, Permanent(fmt.Errorf("object store returned more than the %d bytes asked for (range ignored?)", len(p)))
 	}
-	return buf, nil
+	return k, nil
 }
 
 // Close releases the cached data. Reads after Close fail.

@@ -26,6 +26,9 @@ type fake struct {
 	readErr   error      // returned by ReadRange while set
 	short     bool       // bodies end one byte early
 	long      bool       // bodies run on past the range (a server ignoring Range)
+	cuts      int        // the next cuts bodies end half way, with io.ErrUnexpectedEOF
+	failures  int        // the next failures requests fail with failWith
+	failWith  error
 }
 
 func (f *fake) Size(context.Context) (int64, error) {
@@ -45,6 +48,10 @@ func (f *fake) ReadRange(_ context.Context, off, n int64) (io.ReadCloser, error)
 	if f.readErr != nil {
 		return nil, f.readErr
 	}
+	if f.failures > 0 {
+		f.failures--
+		return nil, f.failWith
+	}
 	if off < 0 || n <= 0 || off+n > int64(len(f.data)) {
 		return nil, fmt.Errorf("fake: bad range %d+%d of %d", off, n, len(f.data))
 	}
@@ -55,6 +62,9 @@ func (f *fake) ReadRange(_ context.Context, off, n int64) (io.ReadCloser, error)
 	case f.long:
 		end = int64(len(f.data))
 		off = 0
+	case f.cuts > 0:
+		f.cuts--
+		return io.NopCloser(io.MultiReader(bytes.NewReader(f.data[off:off+n/2]), errReader{io.ErrUnexpectedEOF})), nil
 	}
 	return io.NopCloser(bytes.NewReader(f.data[off:end])), nil
 }

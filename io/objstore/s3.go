@@ -2,8 +2,10 @@ package objstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -56,6 +58,9 @@ type s3Object struct {
 func (o *s3Object) Size(ctx context.Context) (int64, error) {
 	out, err := o.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
 	if err != nil {
+		if clientError(err) {
+			return 0, Permanent(err)
+		}
 		return 0, err
 	}
 	if out.ContentLength == nil {
@@ -73,7 +78,40 @@ func (o *s3Object) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, 
 		IfMatch: o.etag,
 	})
 	if err != nil {
-		return nil, err
+		return nil, s3ReadError(err, o.etag)
 	}
 	return out.Body, nil
+}
+
+// s3ReadError says what a failed GetObject of a pinned version means: 412
+// Precondition Failed (the ETag no longer matches) and 404 (the key is
+// gone) are an object changed since it was opened; other 4xx but 408 and
+// 429 are permanent; the rest (5xx, throttling, the network) are worth
+// another try.
+func s3ReadError(err error, etag *string) error {
+	switch httpStatus(err) {
+	case http.StatusPreconditionFailed, http.StatusNotFound:
+		return fmt.Errorf("%w: the object is no longer the version opened (ETag %s): %w", ErrChanged, aws.ToString(etag), err)
+	}
+	if clientError(err) {
+		return Permanent(err)
+	}
+	return err
+}
+
+// httpStatus is the status of the HTTP response an AWS SDK error carries,
+// 0 when it carries none (the request never got an answer).
+func httpStatus(err error) int {
+	var r interface{ HTTPStatusCode() int }
+	if errors.As(err, &r) {
+		return r.HTTPStatusCode()
+	}
+	return 0
+}
+
+// clientError reports whether err is a 4xx answer that asking again will
+// not change (not a timeout, 408, nor throttling, 429).
+func clientError(err error) bool {
+	c := httpStatus(err)
+	return c >= 400 && c < 500 && c != http.StatusRequestTimeout && c != http.StatusTooManyRequests
 }

@@ -39,22 +39,28 @@ const TempRoot = "_temporary"
 
 // Dir is an output folder being written.
 type Dir struct {
-	Path    string
-	TempDir string // where the pipeline writes its shards
+	Path string
+	// The run's hold on its temporary folder, where the pipeline writes
+	// its shards (TempDir).
+	*Claim
 	// Tables are the tables the run writes (--tables; nil: all). Publish
 	// removes an earlier run's shards of the others, so that no table of
 	// another run stays beside this one's.
 	Tables tables.Selection
+	// Expect is what Publish requires of the tables (see Expect).
+	Expect Expect
 }
 
-// Prepare readies dir for a run: it removes a previous run's _SUCCESS, so
-// nothing looks complete while this run works, and any temporary files a
-// killed run left, and picks this run's temporary folder.
+// Prepare readies dir for a run of command (run, update, recluster): it
+// claims the folder (StartTemp), refusing it while another run's lease
+// there is live, removes a previous run's _SUCCESS, so nothing looks
+// complete while this run works, and any temporary files a killed run
+// left, and picks this run's temporary folder.
 //
 // It refuses a folder that holds anything but a neardup output (tables,
 // manifest, markers, a killed run's temporary files) unless overwrite is
 // set: a mistyped --output must not bury someone's files.
-func Prepare(ctx context.Context, dir string, inputs []string, overwrite bool) (*Dir, error) {
+func Prepare(ctx context.Context, dir, command string, inputs []string, overwrite bool) (*Dir, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("no --output folder given")
 	}
@@ -72,32 +78,17 @@ func Prepare(ctx context.Context, dir string, inputs []string, overwrite bool) (
 			return nil, fmt.Errorf("output folder %s holds input file %s; choose another --output", dir, in)
 		}
 	}
-	temp, err := StartTemp(ctx, dir)
+	claim, err := StartTemp(ctx, dir, command)
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{Path: dir, TempDir: temp}, nil
-}
-
-// StartTemp readies dir for a job that publishes into it: it removes an
-// earlier job's _SUCCESS, so that nothing looks complete while this one
-// works, and any temporary files a killed job left, and returns this
-// job's temporary folder, below TempRoot.
-func StartTemp(ctx context.Context, dir string) (string, error) {
-	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
-		return "", fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
-	}
-	if err := store.RemoveAll(ctx, store.Join(dir, TempRoot)); err != nil {
-		return "", fmt.Errorf("cannot clear old temporary files in %s: %w", dir, err)
-	}
-	run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())
-	return store.Join(dir, TempRoot, run), nil
+	return &Dir{Path: dir, Claim: claim}, nil
 }
 
 // Seal ends a job's publication in dir, once its files are in place: it
-// writes m as the JSON file manifest, removes the temporary folder, and
-// writes _SUCCESS last.
-func Seal(ctx context.Context, dir, manifest string, m any) error {
+// writes m as the JSON file manifest, removes the run's temporary folder
+// tempDir, and writes _SUCCESS last.
+func Seal(ctx context.Context, dir, tempDir, manifest string, m any) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -105,16 +96,29 @@ func Seal(ctx context.Context, dir, manifest string, m any) error {
 	if err := store.WriteFile(ctx, store.Join(dir, manifest), append(b, '\n')); err != nil {
 		return err
 	}
-	if err := store.RemoveAll(ctx, store.Join(dir, TempRoot)); err != nil {
+	if err := store.RemoveAll(ctx, tempDir); err != nil {
 		return err
+	}
+	if store.IsLocal(tempDir) {
+		// _temporary itself, unless another run has its folder there.
+		os.Remove(filepath.Dir(tempDir))
 	}
 	return store.WriteFile(ctx, store.Join(dir, SuccessMarker), nil)
 }
 
-// Publish moves the shards of every table the run writes into place,
-// replacing the old tables (and removing those of the tables it does not
-// write), then writes the manifest and the success marker.
+// Publish proves the run's tables complete, then moves the shards of every
+// table the run writes into place, replacing the old tables (and removing
+// those of the tables it does not write), and writes the manifest and the
+// success marker. The proof: the run still owns its temporary folder
+// (Claim.Check); every key of every keyed table has its receipt, every
+// receipt's shard is there at the size its writer wrote and no shard is
+// there without one; the docs rows, read from the docs shards' footers,
+// are the rows the run was to account for (d.Expect.DocsRows). When any of
+// it fails, Publish fails before it touches the published tables.
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
+	if err := d.Check(ctx); err != nil {
+		return err
+	}
 	bad, err := store.List(ctx, store.Join(d.TempDir, BadFilesDir, "*.json"))
 	if err != nil {
 		return err
@@ -138,19 +142,54 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	receipts, counts, err := readRecords(ctx, d.TempDir)
+	if err != nil {
+		return err
+	}
+	for k, v := range counts { // the writers' counts, as tallies are summed
+		if MaxTallies[k] {
+			sums[k] = max(sums[k], v)
+		} else {
+			sums[k] += v
+		}
+	}
 	for k, v := range sums {
 		m.Counts[k] = v
 	}
-	m.Tables = map[string][]string{}
+	publish := map[string][]string{}
 	for _, table := range tables.Tables {
-		shards, err := store.List(ctx, store.Join(d.TempDir, table, "*.parquet"))
-		if err != nil {
-			return err
-		}
 		if !d.Tables.Has(table) {
+			shards, err := store.List(ctx, store.Join(d.TempDir, table, "*.parquet"))
+			if err != nil {
+				return err
+			}
 			if len(shards) > 0 { // a writer that did not heed --tables
 				return fmt.Errorf("the run wrote %s, which --tables=%s leaves out", shards[0], d.Tables)
 			}
+			continue
+		}
+		shards, rows, err := verified(ctx, d.TempDir, table, receipts[table], d.Expect.Keys[table])
+		if err != nil {
+			return fmt.Errorf("%w; nothing was published", err)
+		}
+		publish[table] = shards
+		m.Counts["rows_"+table] = rows
+	}
+	// Every input row has its docs row: counted from the docs shards
+	// themselves, not from what the writers said.
+	docs, what := m.Counts["docs"], "docs rows tallied by their writers"
+	if d.Tables.Has(tables.DocsTable) {
+		docs, what = m.Counts["rows_"+tables.DocsTable], "docs rows"
+		m.Counts["docs_written"] = docs
+	}
+	m.Counts["input_rows"] = d.Expect.DocsRows
+	if docs != d.Expect.DocsRows {
+		return fmt.Errorf("the run's tables hold %d %s for %d input rows: rows were lost or doubled; nothing was published", docs, what, d.Expect.DocsRows)
+	}
+	m.Tables = map[string][]string{}
+	for _, table := range tables.Tables {
+		shards, ok := publish[table]
+		if !ok {
 			if err := store.RemoveAll(ctx, store.Join(d.Path, table)); err != nil {
 				return err
 			}
@@ -183,13 +222,13 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			m.Tables[table] = append(m.Tables[table], table+"/"+base)
 		}
 	}
-	return Seal(ctx, d.Path, ManifestFile, m)
+	return Seal(ctx, d.Path, d.TempDir, ManifestFile, m)
 }
 
 // foreignEntries lists the top-level entries of dir that a neardup output
 // does not have.
 func foreignEntries(ctx context.Context, dir string) ([]string, error) {
-	names, err := store.List(ctx, store.Join(dir, "*"))
+	names, err := store.Contents(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

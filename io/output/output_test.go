@@ -26,10 +26,11 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("partial"), 0o644)
 
-	d, err := Prepare(ctx, dir, []string{"/elsewhere/in.parquet"}, false)
+	d, err := Prepare(ctx, dir, "run", []string{"/elsewhere/in.parquet"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.Expect.DocsRows = 1
 	if exists(filepath.Join(dir, SuccessMarker)) {
 		t.Error("Prepare left the old _SUCCESS: a killed run would look complete")
 	}
@@ -37,7 +38,7 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 		t.Error("Prepare left a killed run's temporary files")
 	}
 	one := int64(1)
-	if err := tables.Write(ctx, filepath.Join(d.TempDir, "docs", tables.ShardName(3)), []tables.Doc{{DocID: 5, ClusterID: &one}}); err != nil {
+	if err := writeShard(ctx, d.TempDir, "docs", 3, []tables.Doc{{DocID: 5, ClusterID: &one}}); err != nil {
 		t.Fatal(err)
 	}
 	m := NewManifest(map[string]string{"input": "x"})
@@ -76,11 +77,11 @@ func TestPublishReplacesOldOutput(t *testing.T) {
 
 func TestPrepareRefusesOutputHoldingInput(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Prepare(context.Background(), dir, []string{filepath.Join(dir, "crawl.parquet")}, true); err == nil {
+	if _, err := Prepare(context.Background(), dir, "run", []string{filepath.Join(dir, "crawl.parquet")}, true); err == nil {
 		t.Error("Prepare accepted an output folder that holds an input file")
 	}
 	t.Chdir(dir)
-	if _, err := Prepare(context.Background(), ".", []string{"crawl/a.parquet"}, true); err == nil {
+	if _, err := Prepare(context.Background(), ".", "run", []string{"crawl/a.parquet"}, true); err == nil {
 		t.Error("Prepare accepted a relative output folder that holds a relative input file")
 	}
 }
@@ -89,10 +90,10 @@ func TestPrepareRefusesForeignFolders(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("years of work"), 0o644)
-	if _, err := Prepare(ctx, dir, nil, false); err == nil || !strings.Contains(err.Error(), "thesis.tex") {
+	if _, err := Prepare(ctx, dir, "run", nil, false); err == nil || !strings.Contains(err.Error(), "thesis.tex") {
 		t.Errorf("Prepare accepted a folder holding someone's files: %v", err)
 	}
-	if _, err := Prepare(ctx, dir, nil, true); err != nil {
+	if _, err := Prepare(ctx, dir, "run", nil, true); err != nil {
 		t.Errorf("--overwrite: %v", err)
 	}
 	// A neardup output, even a killed run's leftovers, is ours to replace.
@@ -100,10 +101,10 @@ func TestPrepareRefusesForeignFolders(t *testing.T) {
 	os.MkdirAll(filepath.Join(out, TempRoot, "killed", "docs"), 0o755)
 	os.MkdirAll(filepath.Join(out, "docs"), 0o755)
 	os.WriteFile(filepath.Join(out, ManifestFile), []byte("{}"), 0o644)
-	if _, err := Prepare(ctx, out, nil, false); err != nil {
+	if _, err := Prepare(ctx, out, "run", nil, false); err != nil {
 		t.Errorf("Prepare refused a neardup output: %v", err)
 	}
-	if _, err := Prepare(ctx, filepath.Join(t.TempDir(), "new"), nil, false); err != nil {
+	if _, err := Prepare(ctx, filepath.Join(t.TempDir(), "new"), "run", nil, false); err != nil {
 		t.Errorf("Prepare refused a folder that does not exist yet: %v", err)
 	}
 }
@@ -113,10 +114,12 @@ func TestPrepareRefusesForeignFolders(t *testing.T) {
 // the files; other counts are left alone.
 func TestPublishSumsTallies(t *testing.T) {
 	ctx := context.Background()
-	d, err := Prepare(ctx, t.TempDir(), nil, false)
+	d, err := Prepare(ctx, t.TempDir(), "run", nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// No docs table: the docs rows checked are the tallied ones.
+	d.Tables, d.Expect.DocsRows = tables.Selection{tables.ClustersTable}, 500011
 	os.MkdirAll(filepath.Join(d.TempDir, TalliesDir), 0o755)
 	os.WriteFile(filepath.Join(d.TempDir, TalliesDir, "assemble-000000.json"), []byte(`{"docs_written": 250000, "docs_alone": 7}`), 0o644)
 	os.WriteFile(filepath.Join(d.TempDir, TalliesDir, "assemble-000001.json"), []byte(`{"docs_written": 250011}`), 0o644)
@@ -128,6 +131,9 @@ func TestPublishSumsTallies(t *testing.T) {
 	}
 	if m.Counts["docs_written"] != 500011 || m.Counts["docs_alone"] != 7 || m.Counts["docs"] != 500011 {
 		t.Errorf("counts after publish: %v", m.Counts)
+	}
+	if d, err = Prepare(ctx, t.TempDir(), "run", nil, false); err != nil {
+		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(d.TempDir, TalliesDir), 0o755)
 	os.WriteFile(filepath.Join(d.TempDir, TalliesDir, "bad.json"), []byte(`{"docs_written": "x"}`), 0o644)

@@ -12,6 +12,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,12 +98,61 @@ func (local) OpenRead(_ context.Context, name string) (io.ReadCloser, error) {
 	return os.Open(localPath(name))
 }
 
+// OpenWrite writes to a new file beside name, which replaces name only
+// when the writer is closed without error (a rename, atomic on one
+// filesystem): a reader, or a second attempt of the same bundle, never
+// sees a file half written, and a writer that fails or dies midway leaves
+// name as it was.
 func (local) OpenWrite(_ context.Context, name string) (io.WriteCloser, error) {
 	name = localPath(name)
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &localWriter{f: f, name: name}, nil
+}
+
+// localWriter is a local file being written under a temporary name.
+type localWriter struct {
+	f    *os.File
+	name string
+	done bool
+}
+
+func (w *localWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
+
+// Close puts the file in place of name, readable as CreateTemp's 0600
+// would not be to the other users an output is shared with.
+func (w *localWriter) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	err := w.f.Chmod(0o644)
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.f.Name(), w.name)
+	}
+	if err != nil {
+		os.Remove(w.f.Name())
+	}
+	return err
+}
+
+// Abort drops what was written; name stays as it was.
+func (w *localWriter) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.f.Close()
+	os.Remove(w.f.Name())
 }
 
 func (local) Size(_ context.Context, name string) (int64, error) {
@@ -197,7 +247,9 @@ func Stat(ctx context.Context, name string) (int64, time.Time, error) {
 	}
 	var mod time.Time
 	if lm, ok := fs.(lastModifier); ok {
-		if mod, err = lm.LastModified(ctx, name); err != nil {
+		if mod, err = lm.LastModified(ctx, name); errors.Is(err, errors.ErrUnsupported) {
+			mod = time.Time{}
+		} else if err != nil {
 			return 0, time.Time{}, err
 		}
 	}
@@ -259,51 +311,89 @@ func Join(dir string, elem ...string) string {
 	return filepath.Join(append([]string{dir}, elem...)...)
 }
 
-// WriteFile writes data to name, replacing it.
+// WriteFile writes data to name, replacing it once all is written (see
+// OpenWrite).
 func WriteFile(ctx context.Context, name string, data []byte) error {
-	fs, err := open(ctx, name)
-	if err != nil {
-		return err
-	}
-	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, name)
+	w, err := OpenWrite(ctx, name)
 	if err != nil {
 		return err
 	}
 	if _, err := w.Write(data); err != nil {
-		w.Close()
+		w.Abort()
 		return err
 	}
 	return w.Close()
 }
 
-// OpenWrite creates (or replaces) name for writing; the file is complete
-// once the writer is closed without error.
-func OpenWrite(ctx context.Context, name string) (io.WriteCloser, error) {
+// Writer is a file being written. It replaces the file of its name when
+// Close returns without error, and not before: on the local filesystem it
+// is written under a temporary name and renamed, on an object store the
+// object appears when its upload completes. Abort, instead of Close, drops
+// what was written and leaves the file as it was (an object store's upload
+// is cancelled, never completed with part of the data). Abort after Close
+// does nothing, so a writer can be aborted by a deferred call on every
+// path.
+type Writer interface {
+	io.Writer
+	Close() error
+	Abort()
+}
+
+// OpenWrite creates (or replaces) name for writing; see Writer.
+func OpenWrite(ctx context.Context, name string) (Writer, error) {
 	fs, err := open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	w, err := fs.OpenWrite(ctx, name)
+	// The upload is tied to its own context: cancelling it is how an
+	// object store's writer is made to abandon the object (Beam's s3 and
+	// gcs writers complete the upload on Close, whatever was written).
+	wctx, cancel := context.WithCancel(ctx)
+	w, err := fs.OpenWrite(wctx, name)
 	if err != nil {
+		cancel()
 		fs.Close()
 		return nil, err
 	}
-	return closeBoth{w, fs}, nil
+	return &writer{WriteCloser: w, fs: fs, cancel: cancel}, nil
 }
 
-// closeBoth closes a writer, then the filesystem it came from.
-type closeBoth struct {
+// writer closes a file's writer, then the filesystem it came from.
+type writer struct {
 	io.WriteCloser
-	fs Filesystem
+	fs     Filesystem
+	cancel context.CancelFunc
+	done   bool
 }
 
-func (c closeBoth) Close() error {
-	err := c.WriteCloser.Close()
-	if ferr := c.fs.Close(); err == nil {
+func (w *writer) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	err := w.WriteCloser.Close()
+	w.cancel()
+	if ferr := w.fs.Close(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+func (w *writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if a, ok := w.WriteCloser.(interface{ Abort() }); ok {
+		a.Abort()
+	} else {
+		// Cancelled first, so that closing ends the upload in an error
+		// instead of completing it.
+		w.cancel()
+		w.WriteCloser.Close()
+	}
+	w.cancel()
+	w.fs.Close()
 }
 
 // ReadFile reads a whole (small) file.
@@ -359,7 +449,9 @@ func Remove(ctx context.Context, name string) error {
 	if !ok {
 		return fmt.Errorf("filesystem of %q cannot remove files", name)
 	}
-	if err := rm.Remove(ctx, name); err != nil {
+	if err := rm.Remove(ctx, name); errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("filesystem of %q cannot remove files", name)
+	} else if err != nil {
 		if ok, _ := Exists(ctx, name); ok {
 			return err
 		}
@@ -381,13 +473,17 @@ func Move(ctx context.Context, oldpath, newpath string) error {
 		}
 	}
 	if rn, ok := fs.(renamer); ok {
-		return rn.Rename(ctx, oldpath, newpath)
-	}
-	if cp, ok := fs.(copier); ok {
-		if err := cp.Copy(ctx, oldpath, newpath); err != nil {
+		if err := rn.Rename(ctx, oldpath, newpath); !errors.Is(err, errors.ErrUnsupported) {
 			return err
 		}
-		return Remove(ctx, oldpath)
+	}
+	if cp, ok := fs.(copier); ok {
+		if err := cp.Copy(ctx, oldpath, newpath); !errors.Is(err, errors.ErrUnsupported) {
+			if err != nil {
+				return err
+			}
+			return Remove(ctx, oldpath)
+		}
 	}
 	return fmt.Errorf("filesystem of %q can neither rename nor copy", oldpath)
 }
@@ -413,7 +509,9 @@ func Copy(ctx context.Context, from, to string) error {
 		}
 		defer fs.Close()
 		if cp, ok := fs.(copier); ok {
-			return cp.Copy(ctx, from, to)
+			if err := cp.Copy(ctx, from, to); !errors.Is(err, errors.ErrUnsupported) {
+				return err
+			}
 		}
 	}
 	b, err := ReadFile(ctx, from)
@@ -440,7 +538,49 @@ const maxDepth = 8
 // on the local filesystem the emptied directories go too.
 func RemoveAll(ctx context.Context, dir string) error {
 	if isLocal(dir) {
-		return os.RemoveAll(dir)
+		return os.RemoveAll(localPath(dir))
+	}
+	names, err := ListAll(ctx, dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := Remove(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Contents lists what dir holds: on the local filesystem its entries,
+// files and folders; on an object store, which has no folders, every
+// object below it (a glob's * does not cross a / there, so dir/* would
+// miss a folder of files).
+func Contents(ctx context.Context, dir string) ([]string, error) {
+	if isLocal(dir) {
+		return List(ctx, Join(dir, "*"))
+	}
+	return ListAll(ctx, dir)
+}
+
+// ListAll lists every file below dir, at any depth (to maxDepth on
+// schemes without a recursive glob), sorted.
+func ListAll(ctx context.Context, dir string) ([]string, error) {
+	if isLocal(dir) {
+		var names []string
+		err := filepath.WalkDir(localPath(dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) {
+					return nil // gone meanwhile, or never there
+				}
+				return err
+			}
+			if !d.IsDir() {
+				names = append(names, p)
+			}
+			return nil
+		})
+		return names, err
 	}
 	dir = strings.TrimSuffix(dir, "/")
 	// gs:// matches ** at any depth. s3:// (and memfs://) match globs with
@@ -452,23 +592,22 @@ func RemoveAll(ctx context.Context, dir string) error {
 			globs = append(globs, g)
 		}
 	}
-	done := map[string]bool{}
+	seen := map[string]bool{}
+	var names []string
 	for _, g := range globs {
-		names, err := List(ctx, g)
+		found, err := List(ctx, g)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, n := range names {
-			if done[n] {
-				continue
-			}
-			done[n] = true
-			if err := Remove(ctx, n); err != nil {
-				return err
+		for _, n := range found {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
 			}
 		}
 	}
-	return nil
+	sort.Strings(names)
+	return names, nil
 }
 
 // IsLocal reports whether name is on the local filesystem.

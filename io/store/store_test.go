@@ -150,3 +150,57 @@ func TestCopy(t *testing.T) {
 		t.Errorf("the copy after its original is gone: %q, %v", b, err)
 	}
 }
+
+// TestAbortedWriteLeavesFileAsItWas: a writer that fails midway and is
+// aborted, or dies without closing, leaves the file it was replacing as
+// it was, also while another attempt of the same write (a retried or
+// speculative bundle) completes it; nothing half written is ever seen
+// under the file's name. Before, OpenWrite truncated the file in place at
+// once, and a failed attempt left it cut short.
+func TestAbortedWriteLeavesFileAsItWas(t *testing.T) {
+	ctx := context.Background()
+	name := filepath.Join(t.TempDir(), "docs", "part-00003.parquet")
+	if err := WriteFile(ctx, name, []byte("the whole first attempt")); err != nil {
+		t.Fatal(err)
+	}
+	// Two attempts at once: one writes part and fails, one dies.
+	failed, err := OpenWrite(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	died, err := OpenWrite(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed.Write([]byte("the whole"))
+	died.Write([]byte("the"))
+	if b, _ := os.ReadFile(name); string(b) != "the whole first attempt" {
+		t.Errorf("while two attempts write: %q", b)
+	}
+	failed.Abort()
+	if b, _ := os.ReadFile(name); string(b) != "the whole first attempt" {
+		t.Errorf("after a failed attempt: %q", b)
+	}
+	// A second attempt that completes replaces it whole.
+	if err := WriteFile(ctx, name, []byte("the whole second attempt")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "the whole second attempt" {
+		t.Errorf("after the second attempt: %q", b)
+	}
+	if err := failed.Close(); err != nil {
+		t.Errorf("Close after Abort: %v", err)
+	}
+	if fi, err := os.Stat(name); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("the file's mode: %v, %v; want 0644, as other users read outputs", fi.Mode(), err)
+	}
+	// Only the dead attempt's temporary file is left beside it, under a
+	// name no table glob (*.parquet) matches.
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(name), "*"))
+	if len(left) != 2 {
+		t.Errorf("files left: %v; want the file and the dead attempt's", left)
+	}
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(name), "*.parquet")); len(m) != 1 {
+		t.Errorf("*.parquet matches %v", m)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"io"
 
 	"github.com/neardup/neardup/io/store"
 	"github.com/parquet-go/parquet-go"
@@ -247,29 +248,49 @@ func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
 var codec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 // Write writes rows to a zstd-compressed Parquet file at name on any filesystem
-// package store serves, replacing it. Rows go in chunks: parquet-go cuts a page per
-// Write call, and one row per call makes files balloon.
+// package store serves, replacing it once the file is whole (store.Writer):
+// a write that fails leaves no part of a file behind. Rows go in chunks:
+// parquet-go cuts a page per Write call, and one row per call makes files
+// balloon.
 func Write[T any](ctx context.Context, name string, rows []T) error {
+	_, err := WriteSized(ctx, name, rows)
+	return err
+}
+
+// WriteSized is Write, and returns the file's size in bytes.
+func WriteSized[T any](ctx context.Context, name string, rows []T) (int64, error) {
 	f, err := store.OpenWrite(ctx, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(1<<17))
+	defer f.Abort() // on every error; nothing after Close
+	cw := &countingWriter{w: f}
+	w := parquet.NewGenericWriter[T](cw, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(1<<17))
 	const chunk = 4096
 	for i := 0; i < len(rows); i += chunk {
 		if _, err := w.Write(rows[i:min(i+chunk, len(rows))]); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", name, err)
+			return 0, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	return nil
+	return cw.n, nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Encode packs rows into bytes to carry them through a shuffle.

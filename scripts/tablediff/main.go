@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 
+	_ "github.com/neardup/neardup/io/beamfs" // s3:// and gs:// outputs too
 	"github.com/neardup/neardup/io/tables"
 )
 

@@ -1,0 +1,222 @@
+package pipelines
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
+)
+
+// withRunJob runs the test with the launcher's job runner replaced.
+func withRunJob(t *testing.T, run func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)) {
+	t.Helper()
+	saved := runJob
+	runJob = run
+	t.Cleanup(func() { runJob = saved })
+}
+
+// reference is a plain run of the sample, the tables the others must equal.
+func reference(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestBundlesRunTwice: every bundle of the job run twice, one attempt
+// after the other (a runner's retry of a bundle that had written its
+// files and then failed) or both at once (speculative execution), gives
+// the tables a single run gives: each writer's files, tallies and
+// receipts have names fixed by its key and replace each other whole.
+func TestBundlesRunTwice(t *testing.T) {
+	ref := reference(t)
+	for _, mode := range []string{"one after the other", "at once"} {
+		t.Run(mode, func(t *testing.T) {
+			withRunJob(t, func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+				if mode == "at once" {
+					var wg sync.WaitGroup
+					errs := make([]error, 2)
+					for i := range errs {
+						wg.Add(1)
+						go func() { defer wg.Done(); _, errs[i] = beamx.RunWithMetrics(ctx, p) }()
+					}
+					wg.Wait()
+					return nil, errors.Join(errs...)
+				}
+				if _, err := beamx.RunWithMetrics(ctx, p); err != nil {
+					return nil, err
+				}
+				return beamx.RunWithMetrics(ctx, p)
+			})
+			dir := t.TempDir()
+			m, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tables.Diff(context.Background(), dir, ref); err != nil {
+				t.Error(err)
+			}
+			if m.Counts["input_rows"] != 3000 || m.Counts["docs_written"] != 3000 {
+				t.Errorf("input rows %d, docs rows %d; want 3000 each (every bundle's rows once)", m.Counts["input_rows"], m.Counts["docs_written"])
+			}
+		})
+	}
+}
+
+// TestSecondRunIntoLiveOutput is issue 38's first reproduction: while a
+// run's job is still writing, a second run into the same output folder
+// starts. It is refused, naming the first, and deletes none of its files,
+// so the first publishes every table whole (before, both exited 0 and the
+// output held the first run's manifest over a urls table of 0 rows and a
+// partial postings table).
+func TestSecondRunIntoLiveOutput(t *testing.T) {
+	ref := reference(t)
+	dir := t.TempDir()
+	var second error
+	withRunJob(t, func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+		res, err := beamx.RunWithMetrics(ctx, p)
+		// The job has written every shard; its launcher has not yet
+		// published them. Now the second run.
+		runJob = beamx.RunWithMetrics
+		_, second = Run(ctx, Options{Input: "../testdata/crawl/part-00000.parquet", Output: dir, Config: defaultConfig()})
+		return res, err
+	})
+	m, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+	if err != nil {
+		t.Fatalf("the first run: %v", err)
+	}
+	if !errors.Is(second, output.ErrLiveRun) {
+		t.Fatalf("the second run: %v; want it refused while the first is live", second)
+	}
+	if err := tables.Diff(context.Background(), dir, ref); err != nil {
+		t.Errorf("the first run's tables, after the second was refused: %v", err)
+	}
+	if m.Counts["docs_written"] != 3000 {
+		t.Errorf("docs rows %d, want 3000", m.Counts["docs_written"])
+	}
+}
+
+// TestRunWhoseFilesWereRemovedFails: when a run's temporary files are
+// removed while its job runs (another launcher's clean-up, an operator),
+// the run fails and publishes nothing, though its job succeeded: the
+// earlier output stays as it was.
+func TestRunWhoseFilesWereRemovedFails(t *testing.T) {
+	dir := reference(t)
+	withRunJob(t, func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+		res, err := beamx.RunWithMetrics(ctx, p)
+		shards, _ := filepath.Glob(filepath.Join(dir, output.TempRoot, "*", tables.URLsTable, "*.parquet"))
+		if len(shards) == 0 {
+			t.Error("the job wrote no urls shard")
+		}
+		os.Remove(shards[0])
+		return res, err
+	})
+	_, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+	if err == nil || !strings.Contains(err.Error(), "nothing was published") {
+		t.Fatalf("Run = %v; want it to fail, publishing nothing", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, output.SuccessMarker)); err == nil {
+		t.Error("_SUCCESS written over incomplete tables")
+	}
+}
+
+// TestLocalPathsRefusedWithRemoteWorkers: where the workers do not run
+// in the launcher's process, every command refuses a local path before
+// it starts anything, saying what to use instead; where they do (the
+// embedded runner, LOOPBACK), local paths are fine.
+func TestLocalPathsRefusedWithRemoteWorkers(t *testing.T) {
+	ctx := context.Background()
+	from := reference(t)
+	setRunner := func(runner, env string) {
+		savedR, savedE := *runners.Runner, *jobopts.EnvironmentType
+		*runners.Runner, *jobopts.EnvironmentType = runner, env
+		t.Cleanup(func() { *runners.Runner, *jobopts.EnvironmentType = savedR, savedE })
+	}
+	pol, err := policy.Parse("resemblance:0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(sampleGlob)
+	commands := map[string]func(out string) error{
+		"run": func(out string) error {
+			_, err := Run(ctx, Options{Input: abs, Output: out, Config: defaultConfig()})
+			return err
+		},
+		"update": func(out string) error {
+			_, err := Update(ctx, UpdateOptions{From: from, Options: Options{Input: abs, Output: out, Config: defaultConfig()}})
+			return err
+		},
+		"recluster": func(out string) error {
+			_, err := Recluster(ctx, ReclusterOptions{From: from, Output: out, Policy: pol})
+			return err
+		},
+		"export": func(out string) error {
+			_, err := Export(ctx, ExportOptions{From: from, Output: out})
+			return err
+		},
+	}
+	for _, r := range []struct{ runner, env string }{{"flink", "DOCKER"}, {"universal", "EXTERNAL"}, {"dataflow", ""}, {"prism", "PROCESS"}, {"spark", ""}} {
+		for name, cmd := range commands {
+			t.Run(r.runner+"/"+r.env+"/"+name, func(t *testing.T) {
+				setRunner(r.runner, r.env)
+				out := filepath.Join(t.TempDir(), "out")
+				err := cmd(out)
+				if err == nil || !strings.Contains(err.Error(), "s3://") || !strings.Contains(err.Error(), "cannot reach it") {
+					t.Fatalf("%s with a local path and --runner=%s --environment_type=%s: %v; want it refused, saying what to use", name, r.runner, r.env, err)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Error("the refused command created its output folder")
+				}
+			})
+		}
+	}
+	for _, r := range []struct{ runner, env string }{{"", ""}, {"prism", "LOOPBACK"}, {"universal", "LOOPBACK"}, {"flink", "loopback"}} {
+		t.Run("workers here: "+r.runner+"/"+r.env, func(t *testing.T) {
+			setRunner(r.runner, r.env)
+			if err := workersReach(flagPath{"output", "/tmp/x"}, flagPath{"input", "a/*.parquet,b/*.parquet"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	setRunner("flink", "DOCKER")
+	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet,gs://c/d/*.parquet"}, flagPath{"output", "s3://b/out"}); err != nil {
+		t.Errorf("object store paths refused: %v", err)
+	}
+	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet, /local/x.parquet"}); err == nil || !strings.Contains(err.Error(), "--input /local/x.parquet") {
+		t.Errorf("a local glob among remote ones: %v; want it named", err)
+	}
+}
+
+// TestEmptyPartitionsHaveReceipts: with far more partitions than rows,
+// most partitions of every keyed table hold no rows; their writers still
+// leave receipts (transforms' everyPartition), so the run proves its
+// tables and publishes the same rows as with 4 partitions.
+func TestEmptyPartitionsHaveReceipts(t *testing.T) {
+	input := "../testdata/crawl/part-00000.parquet"
+	cfg := defaultConfig()
+	cfg.Partitions = 4
+	few := run(t, input, cfg)
+	cfg.Partitions = 1024
+	many := run(t, input, cfg)
+	if err := tables.Diff(context.Background(), few.dir, many.dir); err != nil {
+		t.Error(err)
+	}
+	shards, _ := filepath.Glob(filepath.Join(many.dir, tables.URLsTable, "*.parquet"))
+	if len(shards) >= 1024 || len(shards) == 0 {
+		t.Errorf("%d urls shards for 750 rows in 1024 partitions: want some partitions empty", len(shards))
+	}
+}
