@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
+	"github.com/neardup/neardup/internal/fanout"
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
@@ -35,24 +35,17 @@ func neededBytes(textBytes int64) int64 {
 func readFooters(ctx context.Context, files []string, cols crawl.Columns) (rows, textBytes int64) {
 	type sum struct{ rows, text int64 }
 	sums := make([]sum, len(files))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	for i, f := range files {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			splits, err := crawl.Splits(ctx, i, f, cols)
-			if err != nil {
-				return
-			}
-			for _, sp := range splits {
-				sums[i].rows += sp.NumRows
-				sums[i].text += sp.ContentBytes
-			}
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(files), 16, func(i int) error {
+		splits, err := crawl.Splits(ctx, i, files[i], cols)
+		if err != nil {
+			return nil // a file not read here fails the job, or is skipped there
+		}
+		for _, sp := range splits {
+			sums[i].rows += sp.NumRows
+			sums[i].text += sp.ContentBytes
+		}
+		return nil
+	})
 	for _, s := range sums {
 		rows, textBytes = rows+s.rows, textBytes+s.text
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
+	"github.com/neardup/neardup/internal/fanout"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 )
@@ -72,24 +72,13 @@ func runnerName() string {
 // several at once (an object store answers each in tens of milliseconds).
 func shardRows(ctx context.Context, shards []string) (int64, error) {
 	rows := make([]int64, len(shards))
-	errs := make([]error, len(shards))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	for i, sh := range shards {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			rows[i], errs[i] = tables.NumRows(ctx, sh)
-		}()
-	}
-	wg.Wait()
+	err := fanout.Each(len(shards), 32, func(i int) (err error) {
+		rows[i], err = tables.NumRows(ctx, shards[i])
+		return err
+	})
 	var total int64
-	for i, n := range rows {
-		if errs[i] != nil {
-			return 0, errs[i]
-		}
+	for _, n := range rows {
 		total += n
 	}
-	return total, nil
+	return total, err
 }

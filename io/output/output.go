@@ -16,9 +16,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/neardup/neardup/internal/fanout"
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
@@ -310,29 +310,21 @@ const BadFilesDir = "_bad_files"
 // tens of milliseconds, so several at once) and sums their counts.
 func sumTallies(ctx context.Context, names []string) (map[string]int64, error) {
 	read := make([]map[string]int64, len(names))
-	errs := make([]error, len(names))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	for i, name := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			b, err := store.ReadFile(ctx, name)
-			if err == nil {
-				err = json.Unmarshal(b, &read[i])
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", name, err)
-			}
-		}()
-	}
-	wg.Wait()
-	sums := map[string]int64{}
-	for i, t := range read {
-		if errs[i] != nil {
-			return nil, errs[i]
+	err := fanout.Each(len(names), 32, func(i int) error {
+		b, err := store.ReadFile(ctx, names[i])
+		if err == nil {
+			err = json.Unmarshal(b, &read[i])
 		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", names[i], err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sums := map[string]int64{}
+	for _, t := range read {
 		for k, v := range t {
 			if MaxTallies[k] {
 				sums[k] = max(sums[k], v)

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
+	"github.com/neardup/neardup/internal/fanout"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 )
@@ -106,7 +106,7 @@ func readRecords(ctx context.Context, tempDir string) (map[string][]Receipt, map
 		return nil, nil, err
 	}
 	rs := make([]Record, len(names))
-	err = parallel(len(names), func(i int) error {
+	err = fanout.Each(len(names), 32, func(i int) error {
 		b, err := store.ReadFile(ctx, names[i])
 		if err == nil {
 			err = json.Unmarshal(b, &rs[i])
@@ -192,7 +192,7 @@ func verified(ctx context.Context, tempDir, table string, receipts []Receipt, ke
 	}
 	var rows int64
 	shards := make([]string, len(files))
-	err = parallel(len(files), func(i int) error {
+	err = fanout.Each(len(files), 32, func(i int) error {
 		r := files[i]
 		name := store.Join(tempDir, table, r.File)
 		shards[i] = name
@@ -218,27 +218,4 @@ func verified(ctx context.Context, tempDir, table string, receipts []Receipt, ke
 		rows += r.Rows
 	}
 	return shards, rows, err
-}
-
-// parallel calls fn(0..n-1), 32 at a time (object stores answer in tens
-// of milliseconds each), and returns the first error by index.
-func parallel(n int, fn func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = fn(i)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
