@@ -107,10 +107,9 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	BuildExport(s, shards, files, opt.Rule, opt.Add, transforms.Placement{Partitions: src.Partitions, TempDir: out.TempDir, Lanes: lanes(0)})
-	release := out.Hold(ctx) // the lease renewed while the job runs
-	_, err = runJob(ctx, p)
-	release()
-	if err != nil {
+	release := out.Hold(ctx) // the lease renewed while the job runs and its files are published
+	defer release()
+	if _, err = runJob(ctx, p); err != nil {
 		return nil, pipelineError(err)
 	}
 	m.WallSeconds = time.Since(start).Seconds()

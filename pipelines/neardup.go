@@ -152,11 +152,11 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	stop := w.start(start)
-	release := out.Hold(ctx) // the lease renewed while the job runs
+	release := out.Hold(ctx) // the lease renewed while the job runs and its tables are published
+	defer release()
 	unfollow := followLiveHeap(m.InputTextBytes)
 	res, err := runJob(ctx, p)
 	m.MemoryLimit.HighestBytes = unfollow()
-	release()
 	stop()
 	if err != nil {
 		return nil, pipelineError(err)

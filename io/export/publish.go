@@ -130,6 +130,7 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			return fmt.Errorf("publishing %s: %w", dst, err)
 		}
 	}
+	d.Release()
 	return output.Seal(ctx, d.Path, d.TempDir, ManifestFile, m)
 }
 

@@ -76,7 +76,8 @@ type Claim struct {
 	lease   Lease
 
 	mu      sync.Mutex
-	renewal error // the last renewal's error, nil when it succeeded
+	renewal error  // the last renewal's error, nil when it succeeded
+	stop    func() // ends Hold's renewals; nil when none run
 }
 
 // ErrLiveRun is the error of a run refused because another run owns a
@@ -242,7 +243,9 @@ func (c *Claim) Renew(ctx context.Context) error {
 }
 
 // Hold renews the lease every LeaseRenew until the returned function is
-// called: while the launcher waits for its job.
+// called, or Release: while the launcher waits for its job and publishes
+// its tables (a publication of thousands of shards on an object store
+// can outlast LeaseTTL).
 func (c *Claim) Hold(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -261,7 +264,22 @@ func (c *Claim) Hold(ctx context.Context) (stop func()) {
 		}
 	}()
 	var once sync.Once
-	return func() { once.Do(func() { close(done); wg.Wait() }) }
+	stop = func() { once.Do(func() { close(done); wg.Wait() }) }
+	c.mu.Lock()
+	c.stop = stop
+	c.mu.Unlock()
+	return stop
+}
+
+// Release ends Hold's renewals, before the temporary folder is removed
+// (a renewal after would write the lease there again).
+func (c *Claim) Release() {
+	c.mu.Lock()
+	stop := c.stop
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // Check verifies, before publication, that the run still owns its

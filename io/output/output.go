@@ -222,6 +222,7 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			m.Tables[table] = append(m.Tables[table], table+"/"+base)
 		}
 	}
+	d.Release()
 	return Seal(ctx, d.Path, d.TempDir, ManifestFile, m)
 }
 

@@ -259,3 +259,31 @@ func TestLeaseOfAGoneProcess(t *testing.T) {
 		t.Error("the gone process's temporary folder was left")
 	}
 }
+
+// TestHoldThroughPublish: a launcher renewing its lease (here every
+// millisecond) through publication leaves no lease behind once the
+// temporary folder is gone: renewals end before it is removed.
+func TestHoldThroughPublish(t *testing.T) {
+	ctx := context.Background()
+	defer func(renew time.Duration) { LeaseRenew = renew }(LeaseRenew)
+	LeaseRenew = time.Millisecond
+	for range 20 {
+		dir := t.TempDir()
+		d, err := Prepare(ctx, dir, "run", nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Tables = tables.Selection{tables.DocsTable}
+		d.Expect = Expect{Keys: map[string]int{tables.DocsTable: 2}, DocsRows: writeDocs(t, ctx, d, 2)}
+		stop := d.Hold(ctx)
+		err = d.Publish(ctx, NewManifest(nil))
+		time.Sleep(5 * LeaseRenew)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exists(filepath.Join(dir, TempRoot)) {
+			t.Fatal("a renewal after publication left the temporary folder behind")
+		}
+	}
+}
