@@ -124,8 +124,8 @@ var mutations = []mutation{
 	{
 		name: "a second run into an output folder ignores the first run's live lease",
 		file: "io/output/lease.go",
-		old:  "	if len(live) > 0 {",
-		new:  "	if false && len(live) > 0 {",
+		old:  "		if l.live(mod, now) && !(l.Host == host && !processAlive(l.PID)) {",
+		new:  "		if false && l.live(mod, now) && !(l.Host == host && !processAlive(l.PID)) {",
 		pkgs: []string{"./io/output"},
 		run:  "TestSecondRunIntoLiveOutput|TestHoldRenewsTheLease",
 	},
