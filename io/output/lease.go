@@ -75,9 +75,8 @@ type Claim struct {
 	TempDir string // DIR/_temporary/RUN, the run's own
 	lease   Lease
 
-	mu      sync.Mutex
-	renewal error  // the last renewal's error, nil when it succeeded
-	stop    func() // ends Hold's renewals; nil when none run
+	mu   sync.Mutex
+	stop func() // ends Hold's renewals; nil when none run
 }
 
 // ErrLiveRun is the error of a run refused because another run owns a
@@ -228,18 +227,13 @@ func removeRunsExcept(ctx context.Context, dir string, keep map[string]bool) err
 
 // Renew rewrites the run's lease with the time now.
 func (c *Claim) Renew(ctx context.Context) error {
-	c.mu.Lock()
-	l := c.lease
-	c.mu.Unlock()
+	l := c.lease // never changed after StartTemp but by the tests
 	l.Renewed = time.Now().UTC()
 	b, err := json.Marshal(l)
-	if err == nil {
-		err = store.WriteFile(ctx, store.Join(c.TempDir, LeaseFile), b)
+	if err != nil {
+		return err
 	}
-	c.mu.Lock()
-	c.renewal = err
-	c.mu.Unlock()
-	return err
+	return store.WriteFile(ctx, store.Join(c.TempDir, LeaseFile), b)
 }
 
 // Hold renews the lease every LeaseRenew until the returned function is
