@@ -169,6 +169,27 @@ func TestLocalPathsRefusedWithRemoteWorkers(t *testing.T) {
 			return err
 		},
 	}
+	// The check itself first: were it broken, the commands below would
+	// submit jobs to workers that cannot start (an EXTERNAL environment
+	// without an address panics inside the embedded Prism).
+	for _, r := range []struct{ runner, env string }{{"", ""}, {"prism", "LOOPBACK"}, {"universal", "LOOPBACK"}, {"flink", "loopback"}} {
+		ok := t.Run("workers here: "+r.runner+"/"+r.env, func(t *testing.T) {
+			setRunner(r.runner, r.env)
+			if err := workersReach(flagPath{"output", "/tmp/x"}, flagPath{"input", "a/*.parquet,b/*.parquet"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if !ok {
+			t.FailNow()
+		}
+	}
+	setRunner("flink", "DOCKER")
+	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet,gs://c/d/*.parquet"}, flagPath{"output", "s3://b/out"}); err != nil {
+		t.Fatalf("object store paths refused: %v", err)
+	}
+	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet, /local/x.parquet"}); err == nil || !strings.Contains(err.Error(), "--input /local/x.parquet") {
+		t.Fatalf("a local glob among remote ones: %v; want it named", err)
+	}
 	for _, r := range []struct{ runner, env string }{{"flink", "DOCKER"}, {"universal", "EXTERNAL"}, {"dataflow", ""}, {"prism", "PROCESS"}, {"spark", ""}} {
 		for name, cmd := range commands {
 			t.Run(r.runner+"/"+r.env+"/"+name, func(t *testing.T) {
@@ -183,21 +204,6 @@ func TestLocalPathsRefusedWithRemoteWorkers(t *testing.T) {
 				}
 			})
 		}
-	}
-	for _, r := range []struct{ runner, env string }{{"", ""}, {"prism", "LOOPBACK"}, {"universal", "LOOPBACK"}, {"flink", "loopback"}} {
-		t.Run("workers here: "+r.runner+"/"+r.env, func(t *testing.T) {
-			setRunner(r.runner, r.env)
-			if err := workersReach(flagPath{"output", "/tmp/x"}, flagPath{"input", "a/*.parquet,b/*.parquet"}); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	setRunner("flink", "DOCKER")
-	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet,gs://c/d/*.parquet"}, flagPath{"output", "s3://b/out"}); err != nil {
-		t.Errorf("object store paths refused: %v", err)
-	}
-	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet, /local/x.parquet"}); err == nil || !strings.Contains(err.Error(), "--input /local/x.parquet") {
-		t.Errorf("a local glob among remote ones: %v; want it named", err)
 	}
 }
 
