@@ -36,7 +36,7 @@ import (
 // cfg.TempDir; Run publishes them. Each step takes the parts of cfg it
 // reads: how candidates are found (cand), which pairs link (link), where
 // the work goes (place); cfg.Update, a full run's, names no index.
-func Build(s beam.Scope, files []string, cfg transforms.Config) {
+func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
 	meta, sketches, equiv, ranks, sites := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
@@ -114,14 +114,12 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	m := output.NewManifest(opt.Flags)
+	if m.Inputs, err = output.StatInputs(ctx, files, opt.Config.Sweep); err != nil {
+		return nil, err
+	}
 	var total int64
-	for _, f := range files {
-		in, err := output.StatInput(ctx, f, opt.Config.Sweep)
-		if err != nil {
-			return nil, err
-		}
+	for _, in := range m.Inputs {
 		total += in.Bytes
-		m.Inputs = append(m.Inputs, in)
 	}
 	m.InputBytes = total
 	cfg := opt.Config
@@ -142,7 +140,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	out.Expect = expect(cfg, rows, cfg.Mode != settings.ModeSuperShingle)
 	cfg.Lanes = lanes(cfg.Lanes)
-	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, files, cfg) })
+	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, inputFiles(m.Inputs, 0), cfg) })
 	return m, explain(err, cfg.Columns)
 }
 

@@ -9,8 +9,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/neardup/neardup/internal/fanout"
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/transforms"
 )
 
 // absolute makes each local path among paths absolute (store.Abs), so that
@@ -37,7 +40,15 @@ type flagPath struct{ flag, path string }
 // launcher's, so they would read nothing or write where no one publishes
 // (issue 38: a local --output with such workers published empty tables
 // under _SUCCESS). It says what to use instead.
+//
+// It also refuses an object store path that Beam's filesystems cannot
+// name (see beamNameable), whatever the runner.
 func workersReach(paths ...flagPath) error {
+	for _, p := range paths {
+		if err := beamNameable(p); err != nil {
+			return err
+		}
+	}
 	if workersInProcess() {
 		return nil
 	}
@@ -55,6 +66,26 @@ func workersReach(paths ...flagPath) error {
 	return nil
 }
 
+// beamNameable refuses an object store path holding "%" or "#" (or "?",
+// but in --input's globs): Beam's s3:// and gs:// filesystems parse names
+// as URLs, so "%20" is read as a space, "%" before other characters fails,
+// and what follows "?" or "#" is dropped; such a run would fail, or write
+// elsewhere, only after its job.
+func beamNameable(p flagPath) error {
+	bad := "%#?"
+	if p.flag == "input" {
+		bad = "%#" // "?" is a glob's
+	}
+	for _, one := range strings.Split(p.path, ",") {
+		one = strings.TrimSpace(one)
+		if store.IsLocal(one) || !strings.ContainsAny(one, bad) {
+			continue
+		}
+		return fmt.Errorf("--%s %s: Beam's filesystems read object names as URLs and cannot name one holding %q; rename the folder", p.flag, one, string(one[strings.IndexAny(one, bad)]))
+	}
+	return nil
+}
+
 // Reachable is workersReach for one flag's path, for the commands that
 // check a path before the pipeline that uses it (--dedup-output).
 func Reachable(flag, path string) error { return workersReach(flagPath{flag, path}) }
@@ -66,6 +97,17 @@ func runnerName() string {
 		r += " --environment_type=" + env
 	}
 	return r
+}
+
+// inputFiles are the files of ins as the pipeline reads them: numbered
+// from first (the high bits of their doc IDs), each pinned to the version
+// the launcher found.
+func inputFiles(ins []output.Input, first int) []transforms.InputFile {
+	files := make([]transforms.InputFile, len(ins))
+	for i, in := range ins {
+		files[i] = transforms.InputFile{Index: first + i, Path: in.Path, Pin: crawl.Pin{Size: in.Bytes, Version: in.Version}}
+	}
+	return files
 }
 
 // shardRows sums the rows of table shards from their Parquet footers,

@@ -201,9 +201,9 @@ type indexShards struct {
 // src.Needs(dir, ..., tables.IndexNeeds) first).
 func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShards, error) {
 	var index indexShards
-	for i, in := range src.Inputs {
-		index.inputs = append(index.inputs, transforms.InputFile{Index: i, Path: in.Path})
-	}
+	// Pinned to the versions the index read: reading another would mix
+	// them (a file changed since fails the update, naming it).
+	index.inputs = inputFiles(src.Inputs, 0)
 	for _, t := range []struct {
 		name   string
 		shards *[]string

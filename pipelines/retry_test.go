@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
@@ -15,6 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/internal/faultstore"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 )
@@ -41,9 +44,14 @@ func reference(t *testing.T) string {
 // after the other (a runner's retry of a bundle that had written its
 // files and then failed) or both at once (speculative execution), gives
 // the tables a single run gives: each writer's files, tallies and
-// receipts have names fixed by its key and replace each other whole.
+// receipts have names fixed by its key and replace each other whole. The
+// same holds of an export's files and counts.
 func TestBundlesRunTwice(t *testing.T) {
 	ref := reference(t)
+	refExport := filepath.Join(t.TempDir(), "export")
+	if _, err := Export(context.Background(), ExportOptions{From: ref, Output: refExport}); err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []string{"one after the other", "at once"} {
 		t.Run(mode, func(t *testing.T) {
 			withRunJob(t, func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
@@ -72,6 +80,21 @@ func TestBundlesRunTwice(t *testing.T) {
 			}
 			if m.Counts["input_rows"] != 3000 || m.Counts["docs_written"] != 3000 {
 				t.Errorf("input rows %d, docs rows %d; want 3000 each (every bundle's rows once)", m.Counts["input_rows"], m.Counts["docs_written"])
+			}
+			exp := filepath.Join(t.TempDir(), "export")
+			em, err := Export(context.Background(), ExportOptions{From: ref, Output: exp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range em.Files {
+				got, err1 := os.ReadFile(filepath.Join(exp, f.Output))
+				want, err2 := os.ReadFile(filepath.Join(refExport, f.Output))
+				if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+					t.Errorf("export file %s differs from a single export's (%v, %v)", f.Output, err1, err2)
+				}
+			}
+			if em.Counts["rows_read"] != 3000 || em.Counts["rows_kept"] == 0 || len(em.Files) != 4 {
+				t.Errorf("the export: %d files, counts %v; want 4 files, 3000 rows read once each", len(em.Files), em.Counts)
 			}
 		})
 	}
@@ -134,6 +157,77 @@ func TestRunWhoseFilesWereRemovedFails(t *testing.T) {
 	}
 }
 
+// TestPublicationResumesAfterAFailedCopy: a run on a store without rename
+// (faulty://, as an object store: moves copy and delete) whose copies of
+// one docs shard fail leaves no _SUCCESS and says how to finish;
+// output.Resume (runner publish) then publishes the tables a clean run
+// gives, without running the job again.
+func TestPublicationResumesAfterAFailedCopy(t *testing.T) {
+	ref := reference(t)
+	t.Cleanup(faultstore.Clear)
+	local := filepath.Join(t.TempDir(), "out")
+	dir := faultstore.Name(local)
+	remove := faultstore.FailCopies(filepath.Join(local, tables.DocsTable, tables.ShardName(2)), faultstore.Always)
+	_, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+	remove()
+	if !errors.Is(err, output.ErrUnfinished) || !strings.Contains(err.Error(), "runner publish --output") {
+		t.Fatalf("Run with a failing copy = %v; want an unfinished publication, saying how to finish it", err)
+	}
+	if _, err := os.Stat(filepath.Join(local, output.SuccessMarker)); err == nil {
+		t.Fatal("_SUCCESS written by a publication that stopped midway")
+	}
+	if _, err := output.Resume(context.Background(), dir); err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	if err := tables.Diff(context.Background(), local, ref); err != nil {
+		t.Errorf("the resumed output's tables: %v", err)
+	}
+	m, err := output.ReadManifest(context.Background(), local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Counts["input_rows"] != 3000 || m.Counts["docs_written"] != 3000 {
+		t.Errorf("the resumed manifest: input_rows %d, docs_written %d; want 3000", m.Counts["input_rows"], m.Counts["docs_written"])
+	}
+}
+
+// TestInputChangedDuringRunFails: the launcher pins each input file's
+// version (size and store.Version: here its modification time) when the
+// run starts; a file rewritten before the workers read it fails the run,
+// naming the file, and publishes nothing: even with --on-bad-file=skip,
+// and even when the new version has the same rows (a rewrite within a
+// run would otherwise mix versions between its splits).
+func TestInputChangedDuringRunFails(t *testing.T) {
+	in := t.TempDir()
+	for _, f := range []string{"part-00000.parquet", "part-00001.parquet"} {
+		b, err := os.ReadFile(filepath.Join("../testdata/crawl", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(in, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changed := filepath.Join(in, "part-00001.parquet")
+	withRunJob(t, func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+		later := time.Now().Add(time.Minute)
+		if err := os.Chtimes(changed, later, later); err != nil {
+			t.Fatal(err)
+		}
+		return beamx.RunWithMetrics(ctx, p)
+	})
+	cfg := defaultConfig()
+	cfg.SkipBadFiles = true
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := Run(context.Background(), Options{Input: filepath.Join(in, "*.parquet"), Output: out, Config: cfg})
+	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed during the run") {
+		t.Fatalf("Run over a file changed after it started = %v; want it failed, naming %s", err, changed)
+	}
+	if _, err := os.Stat(filepath.Join(out, output.SuccessMarker)); err == nil {
+		t.Error("_SUCCESS written over a run that read a changed file")
+	}
+}
+
 // TestLocalPathsRefusedWithRemoteWorkers: where the workers do not run
 // in the launcher's process, every command refuses a local path before
 // it starts anything, saying what to use instead; where they do (the
@@ -189,6 +283,15 @@ func TestLocalPathsRefusedWithRemoteWorkers(t *testing.T) {
 	}
 	if err := workersReach(flagPath{"input", "s3://b/in/*.parquet, /local/x.parquet"}); err == nil || !strings.Contains(err.Error(), "--input /local/x.parquet") {
 		t.Fatalf("a local glob among remote ones: %v; want it named", err)
+	}
+	setRunner("", "")
+	for _, bad := range []flagPath{{"output", "s3://b/100%/out"}, {"input", "gs://b/a#1/*.parquet"}, {"from", "s3://b/out?x"}} {
+		if err := workersReach(bad); err == nil || !strings.Contains(err.Error(), "cannot name") {
+			t.Errorf("--%s %s: %v; want it refused as a name Beam's filesystems cannot parse", bad.flag, bad.path, err)
+		}
+	}
+	if err := workersReach(flagPath{"input", "s3://b/in/part-0?.parquet"}, flagPath{"output", "s3://b/crawl 2024+1/out"}); err != nil {
+		t.Errorf("names Beam's filesystems take refused: %v", err)
 	}
 	for _, r := range []struct{ runner, env string }{{"flink", "DOCKER"}, {"universal", "EXTERNAL"}, {"dataflow", ""}, {"prism", "PROCESS"}, {"spark", ""}} {
 		for name, cmd := range commands {

@@ -41,7 +41,7 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 // are.
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
-	splits := transforms.ReadSplitsOf(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
+	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
 	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
@@ -51,11 +51,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	if cfg.Verification() != "" {
 		// The uncertain pairs checked on their documents, the index's
 		// read again from its inputs.
-		var paths []string
-		for _, in := range slices.Concat(index.inputs, files) {
-			paths = append(paths, in.Path)
-		}
-		pairs = transforms.Verify(s, pairs, paths, cfg.Config, link, place)
+		pairs = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), cfg.Config, link, place)
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
@@ -108,16 +104,17 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	m.UpdatedFrom = opt.From
 	m.Inputs = slices.Clone(src.Inputs)
 	m.InputBytes = src.InputBytes
-	var inputs []transforms.InputFile
 	for _, f := range files {
 		if slices.ContainsFunc(src.Inputs, func(in output.Input) bool { return samePath(in.Path, f) }) {
 			return nil, fmt.Errorf("%s is already in the index %s: an update takes new files only", f, opt.From)
 		}
-		in, err := output.StatInput(ctx, f, cfg.Sweep)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, transforms.InputFile{Index: len(m.Inputs), Path: f})
+	}
+	ins, err := output.StatInputs(ctx, files, cfg.Sweep)
+	if err != nil {
+		return nil, err
+	}
+	inputs := inputFiles(ins, len(m.Inputs))
+	for _, in := range ins {
 		m.Inputs = append(m.Inputs, in)
 		m.InputBytes += in.Bytes
 	}

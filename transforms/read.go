@@ -15,11 +15,13 @@ import (
 	"github.com/neardup/neardup/io/store"
 )
 
-// InputFile is one matched input file and its position in the sorted list
-// of matched files, the high part of its documents' IDs.
+// InputFile is one matched input file, its position in the sorted list
+// of matched files (the high part of its documents' IDs), and the version
+// of it the run reads (its launcher's: see crawl.Pin).
 type InputFile struct {
 	Index int
 	Path  string
+	Pin   crawl.Pin
 }
 
 func init() {
@@ -29,25 +31,15 @@ func init() {
 	register.Emitter1[crawl.Split]()
 }
 
-// ReadSplits takes the matched input files (in sorted order) and returns a
-// PCollection<crawl.Split>, one element per row group, redistributed so that
-// the row groups of one large file are read by every worker. cols are the
-// columns read; with skipBad, a bad file (crawl.IsBadInput: not Parquet, a
-// corrupt footer, a wanted column missing) is recorded under tempDir for
-// the manifest instead of failing the run. A failed read is never
-// skipped: it fails the bundle, for the runner to retry.
-func ReadSplits(s beam.Scope, files []string, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
-	in := make([]InputFile, len(files))
-	for i, f := range files {
-		in[i] = InputFile{Index: i, Path: f}
-	}
-	return ReadSplitsOf(s, in, cols, skipBad, tempDir)
-}
-
-// ReadSplitsOf is ReadSplits for files whose positions (the high bits of
-// their doc IDs) are given: an update numbers its new files after the
-// index's.
-func ReadSplitsOf(s beam.Scope, in []InputFile, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
+// ReadSplits takes the input files and returns a PCollection<crawl.Split>,
+// one element per row group, redistributed so that the row groups of one
+// large file are read by every worker. cols are the columns read; with
+// skipBad, a bad file (crawl.IsBadInput: not Parquet, a corrupt footer, a
+// wanted column missing) is recorded under tempDir for the manifest
+// instead of failing the run. A failed read is never skipped: it fails the
+// bundle, for the runner to retry. Nor is a file whose version is not its
+// Pin: it fails the run, naming it.
+func ReadSplits(s beam.Scope, in []InputFile, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
 	s = s.Scope("ReadSplits")
 	col := beam.CreateList(s, in)
 	splits := beam.ParDo(s, &splitFn{Columns: cols, SkipBadFiles: skipBad, TempDir: tempDir}, col)
@@ -61,7 +53,7 @@ type splitFn struct {
 }
 
 func (f *splitFn) ProcessElement(ctx context.Context, in InputFile, emit func(crawl.Split)) error {
-	splits, err := crawl.Splits(ctx, in.Index, in.Path, f.Columns)
+	splits, err := crawl.SplitsPinned(ctx, in.Index, in.Path, in.Pin, f.Columns)
 	if err != nil {
 		if f.SkipBadFiles && crawl.IsBadInput(err) {
 			return recordBadFile(ctx, f.TempDir, crawl.Split{FileIndex: in.Index, Path: in.Path, RowGroup: -1}, err)

@@ -58,7 +58,7 @@ func init() {
 // instead carried every document to every partition when documents have
 // hundreds of candidates (245 MB shuffled for the 17 MB of
 // multilingual-docs under --verify=exact, and 25 s of its 30).
-func Verify(s beam.Scope, pairs beam.PCollection, files []string, cfg settings.Config, link Linking, place Placement) beam.PCollection {
+func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, cfg settings.Config, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
 	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link, Partitions: place.Partitions}, pairs)
 	shipped := beam.ParDo(s, &shipFeaturesFn{Inputs: files, Settings: cfg, Lanes: place.Lanes}, beam.GroupByKey(s, asks))
@@ -146,7 +146,7 @@ func compareArcs(x, y packed.Arc) int {
 // makes their features and sends each once to each home slice that
 // asked for it.
 type shipFeaturesFn struct {
-	Inputs   []string
+	Inputs   []InputFile
 	Settings settings.Config // phase 1's (see rowsketch.New)
 	Lanes    int
 	out      *keyedBatcher // the bundle's
@@ -196,7 +196,7 @@ func (f *shipFeaturesFn) ProcessElement(ctx context.Context, slice int, asksIt f
 
 // readFeatures reads the rows of docs (sorted, distinct, all in slice)
 // and returns their features, in the same order, as phase 1 made them.
-func readFeatures(ctx context.Context, inputs []string, cfg settings.Config, slice int, docs []uint64) ([]packed.Features, error) {
+func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64) ([]packed.Features, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
@@ -211,13 +211,13 @@ func readFeatures(ctx context.Context, inputs []string, cfg settings.Config, sli
 	if file >= len(inputs) {
 		return nil, fmt.Errorf("verify: doc %d names input file %d of %d", docs[0], file, len(inputs))
 	}
-	path := inputs[file]
+	path := inputs[file].Path
 	rs, err := rowsketch.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	fs := make([]packed.Features, 0, len(docs))
-	err = crawl.ReadRows(ctx, file, path, rows, cfg.Columns, func(sp crawl.Split, row crawl.Row) error {
+	err = crawl.ReadRows(ctx, file, path, inputs[file].Pin, rows, cfg.Columns, func(sp crawl.Split, row crawl.Row) error {
 		rs.Sketch(sp, row)
 		x, ok := rs.Verifiable(crawl.DocID(file, row.Index))
 		if !ok {
@@ -240,7 +240,7 @@ func readFeatures(ctx context.Context, inputs []string, cfg settings.Config, sli
 // features sent from other slices, reads its own documents' features,
 // verifies each pair and sends it back to its pair partition.
 type verifySliceFn struct {
-	Inputs     []string
+	Inputs     []InputFile
 	Settings   settings.Config
 	Linking    Linking // its policy's floors the exact verification computes figures above
 	Partitions int

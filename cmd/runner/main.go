@@ -37,6 +37,11 @@
 //
 //	go run ./cmd/runner report --from /tmp/neardup-out --output report.html
 //
+// With "publish" first it finishes the publication of a run whose
+// launcher died, or whose moves failed, once its tables were proven:
+//
+//	go run ./cmd/runner publish --output /tmp/neardup-out
+//
 // With "serve" first it serves a small web app over a finished output on
 // localhost: search, clusters by size, and two pages side by side:
 //
@@ -133,6 +138,7 @@ func printUsage(cmd int) {
   runner report --from DIR --output report.html
   runner serve --from DIR [--addr 127.0.0.1:8080]
   runner group --input results.parquet --rank-column C --output DIR
+  runner publish --output DIR                        finish a publication that stopped midway
 (runner COMMAND --help lists a command's flags)
 `)
 	settings.PrintHelp(w, cmd)
@@ -156,6 +162,9 @@ func main() {
 		"report": reportMain,
 		"serve":  serveMain,
 		"group":  groupMain,
+		// publish needs Beam's filesystems (gs://, s3://), which this
+		// binary registers (io/beamfs, through pipelines), not Beam.
+		"publish": publishMain,
 	}
 	if view := views[arg(1)]; view != nil {
 		if err := view(context.Background(), os.Args[2:]); err != nil {

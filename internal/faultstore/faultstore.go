@@ -7,6 +7,10 @@
 // faulty:// inputs therefore reads them as it reads a bucket, in the test's
 // own process (the embedded Prism runner's workers run there).
 //
+// Outputs can be written there too, as on an object store: uploads appear
+// whole on Close, a move is a copy and a delete, copies fail on demand
+// (FailCopies) and listings can lag (ListLag).
+//
 // Inject adds a Fault: the ranged requests it matches fail, before any
 // byte or with a body cut off part way, a given number of times or
 // always. Like S3 with If-Match, a file pins its version (size and
@@ -214,6 +218,10 @@ type object struct {
 
 func (o *object) ReaderOptions() objstore.Options { return Options }
 
+// Version is the modification time Size pinned, as an object store's
+// version.
+func (o *object) Version() string { return fmt.Sprintf("mtime:%d", o.modTime.UnixNano()) }
+
 func (o *object) Size(context.Context) (int64, error) {
 	fi, err := os.Stat(o.path)
 	if err != nil {
@@ -282,26 +290,139 @@ func (c *cutReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// fs is the Beam filesystem of faulty:// names: the local files, never
-// failing, for the launcher's listing and sizing of the input.
+// fs is the Beam filesystem of faulty:// names: the local files, for the
+// launcher's listing and sizing of the input, and for outputs written,
+// copied and removed as on an object store (no rename: a move is a copy
+// and a delete), with the copy faults of FailCopies and the listing lag of
+// ListLag.
 type fs struct{}
 
 func (fs) Close() error { return nil }
 
 func (fs) List(_ context.Context, glob string) ([]string, error) {
 	names, err := filepath.Glob(Path(glob))
-	for i, n := range names {
-		names[i] = Scheme + "://" + n
+	lag := listLag()
+	kept := names[:0]
+	for _, n := range names {
+		fi, err := os.Stat(n)
+		if err != nil || fi.IsDir() {
+			continue // an object store lists objects, not folders
+		}
+		if lag > 0 && time.Since(fi.ModTime()) < lag {
+			continue // not listed yet
+		}
+		kept = append(kept, Scheme+"://"+n)
 	}
-	return names, err
+	return kept, err
 }
 
 func (fs) OpenRead(_ context.Context, name string) (io.ReadCloser, error) {
 	return os.Open(Path(name))
 }
 
+// OpenWrite writes the file whole on Close, as an object store's upload
+// does: nothing is seen at the name until then.
 func (fs) OpenWrite(_ context.Context, name string) (io.WriteCloser, error) {
-	return nil, fmt.Errorf("%s: faulty:// is read-only", name)
+	p := Path(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".upload-*")
+	if err != nil {
+		return nil, err
+	}
+	return &upload{f: f, to: p}, nil
+}
+
+type upload struct {
+	f  *os.File
+	to string
+}
+
+func (u *upload) Write(p []byte) (int, error) { return u.f.Write(p) }
+
+func (u *upload) Close() error {
+	err := u.f.Close()
+	if err == nil {
+		err = os.Rename(u.f.Name(), u.to)
+	}
+	if err != nil {
+		os.Remove(u.f.Name())
+	}
+	return err
+}
+
+func (fs) Remove(_ context.Context, name string) error { return os.Remove(Path(name)) }
+
+// Copy copies a file, unless a fault of FailCopies matches it.
+func (fs) Copy(_ context.Context, from, to string) error {
+	if failCopy(to) {
+		return fmt.Errorf("copying %s to %s: injected failure (faultstore)", from, to)
+	}
+	b, err := os.ReadFile(Path(from))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(Path(to)), 0o755); err != nil {
+		return err
+	}
+	tmp := Path(to) + ".copying"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, Path(to))
+}
+
+var copies struct {
+	sync.Mutex
+	match string // copies to a name holding it fail
+	left  int    // how many more fail; Always: all
+	lag   time.Duration
+}
+
+// FailCopies makes the next n copies (Always: every one) to a name holding
+// match fail, until the returned func removes the fault.
+func FailCopies(match string, n int) (remove func()) {
+	copies.Lock()
+	copies.match, copies.left = match, n
+	copies.Unlock()
+	return func() {
+		copies.Lock()
+		copies.match, copies.left = "", 0
+		copies.Unlock()
+	}
+}
+
+func failCopy(to string) bool {
+	copies.Lock()
+	defer copies.Unlock()
+	if copies.match == "" || copies.left == 0 || !strings.Contains(to, copies.match) {
+		return false
+	}
+	if copies.left > 0 {
+		copies.left--
+	}
+	return true
+}
+
+// ListLag makes listings leave out the files written (or modified) less
+// than lag ago, as an eventually consistent store's listing does, until
+// the returned func removes it.
+func ListLag(lag time.Duration) (remove func()) {
+	copies.Lock()
+	copies.lag = lag
+	copies.Unlock()
+	return func() {
+		copies.Lock()
+		copies.lag = 0
+		copies.Unlock()
+	}
+}
+
+func listLag() time.Duration {
+	copies.Lock()
+	defer copies.Unlock()
+	return copies.lag
 }
 
 func (fs) Size(_ context.Context, name string) (int64, error) {

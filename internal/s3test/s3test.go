@@ -46,15 +46,14 @@ package s3test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
-	"os"
-	"path"
-	"path/filepath"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +65,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/neardup/neardup/internal/objtest"
 )
 
 // The region and credentials the server is reached with; it checks
@@ -127,7 +128,7 @@ func Serve(addr string, buckets ...string) (*Server, error) {
 		done:     make(chan error, 1),
 		requests: map[string]int64{},
 	}
-	s.srv = &http.Server{Handler: s.counting(faker.Server()), ReadHeaderTimeout: time.Minute}
+	s.srv = &http.Server{Handler: s.counting(partCopy(faker.Server(), backend)), ReadHeaderTimeout: time.Minute}
 	s.client = s3.New(s3.Options{
 		BaseEndpoint: aws.String(s.URL),
 		Region:       Region,
@@ -147,10 +148,10 @@ func (s *Server) counting(h http.Handler) http.Handler {
 			op = "LIST"
 		case r.Method == http.MethodGet && r.Header.Get("Range") != "":
 			op = "GET range"
+		case q.Has("uploads") || q.Has("uploadId"):
+			op = "multipart " + r.Method // UploadPartCopy too: "multipart PUT"
 		case r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != "":
 			op = "COPY"
-		case q.Has("uploads") || q.Has("uploadId"):
-			op = "multipart " + r.Method
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
@@ -160,6 +161,73 @@ func (s *Server) counting(h http.Handler) http.Handler {
 			s.requests[fmt.Sprintf("%s %d", op, sw.status)]++
 		}
 		s.mu.Unlock()
+	})
+}
+
+// partCopy serves UploadPartCopy, the multipart copy of a range of an
+// object, which gofakes3 lacks (it takes such a request for an upload of
+// an empty part): it reads the range from the backend, as S3 does at the
+// x-amz-copy-source's version when x-amz-copy-source-if-match names it,
+// has h store it as an uploaded part, and answers with the part's ETag.
+func partCopy(h http.Handler, backend gofakes3.Backend) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		source := r.Header.Get("X-Amz-Copy-Source")
+		if r.Method != http.MethodPut || !q.Has("uploadId") || !q.Has("partNumber") || source == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		fail := func(code int, what string) {
+			w.WriteHeader(code)
+			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>%s</Message></Error>`, http.StatusText(code), what)
+		}
+		src, err := url.PathUnescape(strings.TrimPrefix(source, "/"))
+		bucket, key, ok := strings.Cut(src, "/")
+		if err != nil || !ok {
+			fail(http.StatusBadRequest, "bad x-amz-copy-source")
+			return
+		}
+		var rng *gofakes3.ObjectRangeRequest
+		if v := r.Header.Get("X-Amz-Copy-Source-Range"); v != "" {
+			var first, last int64
+			if _, err := fmt.Sscanf(v, "bytes=%d-%d", &first, &last); err != nil {
+				fail(http.StatusBadRequest, "bad x-amz-copy-source-range")
+				return
+			}
+			rng = &gofakes3.ObjectRangeRequest{Start: first, End: last}
+		}
+		obj, err := backend.GetObject(bucket, key, rng)
+		if err != nil {
+			fail(http.StatusNotFound, err.Error())
+			return
+		}
+		defer obj.Contents.Close()
+		if m := r.Header.Get("X-Amz-Copy-Source-If-Match"); m != "" && strings.Trim(m, `"`) != hex.EncodeToString(obj.Hash) {
+			fail(http.StatusPreconditionFailed, "the source's ETag does not match")
+			return
+		}
+		body, err := io.ReadAll(obj.Contents)
+		if err != nil {
+			fail(http.StatusInternalServerError, err.Error())
+			return
+		}
+		put := r.Clone(r.Context())
+		for k := range put.Header {
+			if strings.HasPrefix(strings.ToLower(k), "x-amz-copy-source") {
+				put.Header.Del(k)
+			}
+		}
+		put.Body, put.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		put.Header.Set("Content-Length", fmt.Sprint(len(body)))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, put)
+		if rec.Code != http.StatusOK {
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><CopyPartResult><ETag>%s</ETag><LastModified>%s</LastModified></CopyPartResult>`,
+			rec.Header().Get("ETag"), time.Now().UTC().Format(time.RFC3339))
 	})
 }
 
@@ -332,89 +400,17 @@ func (s *Server) List(ctx context.Context, prefix string) ([]string, error) {
 	return uris, nil
 }
 
-// Upload copies local files to the folder dst (s3://bucket/prefix) and
-// returns their s3:// paths. src is a folder, whose files are copied
-// with their paths below it, or a glob (filepath.Match syntax) of files,
-// copied by their base names. A src that names no file is an error.
+// Upload copies local files to the folder dst (s3://bucket/prefix):
+// objtest.Upload.
 func (s *Server) Upload(ctx context.Context, src, dst string) ([]string, error) {
 	if _, _, err := split(dst); err != nil {
 		return nil, err
 	}
-	var rel []string // the files' paths below base
-	base := src
-	if fi, err := os.Stat(src); err == nil && fi.IsDir() {
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
-				return err
-			}
-			r, err := filepath.Rel(src, p)
-			rel = append(rel, r)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("s3test: upload %s: %w", src, err)
-		}
-	} else {
-		matches, err := filepath.Glob(src)
-		if err != nil {
-			return nil, fmt.Errorf("s3test: upload %s: %w", src, err)
-		}
-		base = filepath.Dir(src)
-		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-				rel = append(rel, filepath.Base(m))
-			}
-		}
-	}
-	if len(rel) == 0 {
-		return nil, fmt.Errorf("s3test: upload: %s names no file", src)
-	}
-	var uris []string
-	for _, r := range rel {
-		b, err := os.ReadFile(filepath.Join(base, r))
-		if err != nil {
-			return nil, fmt.Errorf("s3test: upload: %w", err)
-		}
-		uri := strings.TrimSuffix(dst, "/") + "/" + filepath.ToSlash(r)
-		if err := s.Put(ctx, uri, b); err != nil {
-			return nil, err
-		}
-		uris = append(uris, uri)
-	}
-	slices.Sort(uris)
-	return uris, nil
+	return objtest.Upload(ctx, s, src, dst)
 }
 
-// Download copies every object below the folder src (s3://bucket/prefix)
-// into the local folder dir, at its path below src, and returns the local
-// paths. A folder with no object is an error.
+// Download copies the objects below src into the local folder dir:
+// objtest.Download.
 func (s *Server) Download(ctx context.Context, src, dir string) ([]string, error) {
-	src = strings.TrimSuffix(src, "/") + "/"
-	uris, err := s.List(ctx, src)
-	if err != nil {
-		return nil, err
-	}
-	if len(uris) == 0 {
-		return nil, fmt.Errorf("s3test: download: no object below %s", src)
-	}
-	var files []string
-	for _, uri := range uris {
-		r := strings.TrimPrefix(uri, src)
-		if r == "" || path.IsAbs(r) || slices.Contains(strings.Split(r, "/"), "..") {
-			return nil, fmt.Errorf("s3test: download: object %s has no safe local name", uri)
-		}
-		b, err := s.Get(ctx, uri)
-		if err != nil {
-			return nil, err
-		}
-		local := filepath.Join(dir, filepath.FromSlash(r))
-		if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(local, b, 0o644); err != nil {
-			return nil, err
-		}
-		files = append(files, local)
-	}
-	return files, nil
+	return objtest.Download(ctx, s, src, dir)
 }

@@ -50,6 +50,18 @@ type Split struct {
 	// ContentBytes is the size of the row group's text (or HTML) column
 	// chunk before compression, from the footer: about its text's bytes.
 	ContentBytes int64
+	// Pin is the version of the file the run reads (zero: any).
+	Pin Pin
+}
+
+// Pin is a version of a file: its size and its store's name for the
+// version (store.Version), as the run's launcher found them. A file read
+// with a Pin that is no longer its version fails with objstore.ErrChanged,
+// naming it: a file rewritten during a run must fail it, not mix two
+// versions of its rows.
+type Pin struct {
+	Size    int64
+	Version string
 }
 
 // Row is one input row as neardup sees it.
@@ -243,8 +255,13 @@ func unreadable(err error, bad, failed string) string {
 // open opens a Parquet file; with pageIndex, it reads the file's page
 // index too, which lets a seek skip the pages before its row (without it,
 // parquet-go decodes them).
-func open(ctx context.Context, path string, pageIndex bool) (*parquet.File, *source, error) {
+func open(ctx context.Context, path string, pin Pin, pageIndex bool) (*parquet.File, *source, error) {
 	r, size, err := store.OpenReaderAt(ctx, path)
+	if err == nil && pin != (Pin{}) {
+		if err = checkPin(ctx, path, r, size, pin); err != nil {
+			r.Close()
+		}
+	}
 	if err != nil {
 		if !IsChanged(err) {
 			err = &ReadError{Err: err}
@@ -263,10 +280,35 @@ func open(ctx context.Context, path string, pageIndex bool) (*parquet.File, *sou
 	return f, src, nil
 }
 
+// checkPin fails with objstore.ErrChanged when the file r opened is not
+// the version pin names.
+func checkPin(ctx context.Context, path string, r store.ReaderAt, size int64, pin Pin) error {
+	if size != pin.Size {
+		return fmt.Errorf("%d bytes, %d when the run began: the file %w", size, pin.Size, objstore.ErrChanged)
+	}
+	if pin.Version == "" {
+		return nil
+	}
+	v, err := store.ReaderVersion(ctx, path, r)
+	if err != nil {
+		return err
+	}
+	if v != pin.Version {
+		return fmt.Errorf("version %s, %s when the run began: the file %w", v, pin.Version, objstore.ErrChanged)
+	}
+	return nil
+}
+
 // Splits opens one input file, checks that it has the wanted columns, and
 // returns one Split per row group.
 func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Split, error) {
-	f, c, err := open(ctx, path, false)
+	return SplitsPinned(ctx, fileIndex, path, Pin{}, cols)
+}
+
+// SplitsPinned is Splits of the version pin of the file: it, and every
+// read of its splits, fail with objstore.ErrChanged on any other.
+func SplitsPinned(ctx context.Context, fileIndex int, path string, pin Pin, cols Columns) ([]Split, error) {
+	f, c, err := open(ctx, path, pin, false)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +322,7 @@ func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Sp
 	meta := f.Metadata().RowGroups
 	for i, rg := range f.RowGroups() {
 		n := rg.NumRows()
-		sp := Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n}
+		sp := Split{FileIndex: fileIndex, Path: path, RowGroup: i, FirstRow: first, NumRows: n, Pin: pin}
 		if i < len(meta) && b.content < len(meta[i].Columns) {
 			sp.ContentBytes = meta[i].Columns[b.content].MetaData.TotalUncompressedSize
 		}
@@ -298,7 +340,7 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 // readRows calls fn for n rows of the split from its skip-th on: the
 // pages before them are skipped where the file's page index allows.
 func readRows(ctx context.Context, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
-	f, c, err := open(ctx, sp.Path, skip > 0)
+	f, c, err := open(ctx, sp.Path, sp.Pin, skip > 0)
 	if err != nil {
 		return err
 	}
@@ -421,7 +463,7 @@ func valueString(v parquet.Value) string {
 // the value of every row in file order (has[i] false for a null), for
 // ranking documents without reading their text (recluster --keep=max:C).
 func ReadScores(ctx context.Context, path, column string) (scores []float64, has []bool, err error) {
-	f, c, err := open(ctx, path, false)
+	f, c, err := open(ctx, path, Pin{}, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -476,7 +518,7 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 // by side): it opens the file once, with its page index, and decodes only
 // the pages that hold the row.
 func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, error) {
-	f, c, err := open(ctx, path, true)
+	f, c, err := open(ctx, path, Pin{}, true)
 	if err != nil {
 		return Row{}, err
 	}
@@ -499,12 +541,12 @@ func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, er
 // row group that holds some of them from its first wanted row to its
 // last, so that a few rows of a big file cost a few pages, and many cost
 // one pass (transforms.Verify's features, read again for the pairs that
-// need them).
-func ReadRows(ctx context.Context, fileIndex int, path string, rows []int64, cols Columns, fn func(Split, Row) error) error {
+// need them). A nonzero pin is the version to read (see Pin).
+func ReadRows(ctx context.Context, fileIndex int, path string, pin Pin, rows []int64, cols Columns, fn func(Split, Row) error) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	f, c, err := open(ctx, path, true)
+	f, c, err := open(ctx, path, pin, true)
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func TestReadRows(t *testing.T) {
 	ctx := context.Background()
 	for _, want := range [][]int64{{0}, {1, 2, 4, 8, 9}, {2, 3}, {5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, nil} {
 		var got []int64
-		err := ReadRows(ctx, 4, path, want, defaults, func(sp Split, r Row) error {
+		err := ReadRows(ctx, 4, path, Pin{}, want, defaults, func(sp Split, r Row) error {
 			if r.Content != *rows[r.Index].Text || r.URL != rows[r.Index].URL {
 				t.Errorf("row %d read as %+v", r.Index, r)
 			}
@@ -142,7 +142,7 @@ func TestReadRows(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]int64{{3, 10}, {4, 4}, {5, 2}} {
-		err := ReadRows(ctx, 0, path, bad, defaults, func(Split, Row) error { return nil })
+		err := ReadRows(ctx, 0, path, Pin{}, bad, defaults, func(Split, Row) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("ReadRows(%v): %v, want an error naming the file", bad, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/neardup/neardup/internal/fanout"
+
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 )
@@ -97,7 +99,8 @@ func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
 // Publish moves the files of m (written under TempDir by their output
 // names) into place, with the counts the writers left beside them,
 // replacing an earlier export's files; then it writes the manifest, and
-// _SUCCESS last.
+// _SUCCESS last (output.Plan: a publication that stops midway is finished
+// by output.Resume).
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	if err := d.Check(ctx); err != nil {
 		return err
@@ -114,24 +117,29 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		}
 		m.Counts.Add(f.Counts)
 	}
+	plan := &output.Plan{Manifest: ManifestFile}
 	if b, err := store.ReadFile(ctx, store.Join(d.Path, ManifestFile)); err == nil {
 		var old Manifest
 		if json.Unmarshal(b, &old) == nil {
 			for _, f := range old.Files {
-				if err := store.Remove(ctx, store.Join(d.Path, f.Output)); err != nil {
-					return err
-				}
+				plan.Remove = append(plan.Remove, f.Output)
 			}
 		}
 	}
-	for _, f := range m.Files {
-		dst := store.Join(d.Path, f.Output)
-		if err := store.Move(ctx, store.Join(d.TempDir, f.Output), dst); err != nil {
-			return fmt.Errorf("publishing %s: %w", dst, err)
+	plan.Moves = make([]output.Move, len(m.Files))
+	err := fanout.Each(len(m.Files), 32, func(i int) error {
+		name := m.Files[i].Output
+		size, err := store.Size(ctx, store.Join(d.TempDir, name))
+		if err != nil {
+			return fmt.Errorf("the export of %s: %w", m.Files[i].Input, err)
 		}
+		plan.Moves[i] = output.Move{From: name, To: name, Bytes: size}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	d.Release()
-	return output.Seal(ctx, d.Path, d.TempDir, ManifestFile, m)
+	return d.PublishPlan(ctx, plan, m)
 }
 
 // CountsName is the name, under a run's CountsDir, of the counts of the

@@ -58,6 +58,9 @@ type gcsObject struct {
 	gen int64 // from Size; later reads require the same generation
 }
 
+// Version is the generation Size pinned.
+func (g *gcsObject) Version() string { return fmt.Sprintf("generation:%d", g.gen) }
+
 // Size reads the object's metadata and pins its generation, so an object
 // replaced during the run fails to read instead of mixing two versions.
 func (g *gcsObject) Size(ctx context.Context) (int64, error) {

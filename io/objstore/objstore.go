@@ -286,6 +286,19 @@ func NewReaderAt(ctx context.Context, name string, rr RangeReader, opt Options) 
 // Size is the object's size in bytes.
 func (r *ReaderAt) Size() int64 { return r.size }
 
+// Versioned is a RangeReader that names the version its Size pinned (an
+// S3 ETag, a GCS generation).
+type Versioned interface{ Version() string }
+
+// Version names the version of the object read: every read is of it. ""
+// when its store names none.
+func (r *ReaderAt) Version() string {
+	if v, ok := r.rr.(Versioned); ok {
+		return v.Version()
+	}
+	return ""
+}
+
 // Name is the object's name.
 func (r *ReaderAt) Name() string { return r.name }
 

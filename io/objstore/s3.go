@@ -55,6 +55,9 @@ type s3Object struct {
 	etag        *string // from Size; later reads require the same version
 }
 
+// Version is the ETag Size pinned.
+func (o *s3Object) Version() string { return "etag:" + aws.ToString(o.etag) }
+
 func (o *s3Object) Size(ctx context.Context) (int64, error) {
 	out, err := o.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.bucket), Key: aws.String(o.key)})
 	if err != nil {

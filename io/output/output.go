@@ -3,15 +3,17 @@
 // succeeds are the old tables removed, the new shards moved into place, the
 // manifest written, and _SUCCESS written last. A run that dies leaves no
 // _SUCCESS (Prepare removes the old one first), and the next run into the
-// same folder cleans up after it.
+// same folder cleans up after it; one that dies publishing leaves the plan
+// of its publication, which Resume finishes.
 package output
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -85,27 +87,6 @@ func Prepare(ctx context.Context, dir, command string, inputs []string, overwrit
 	return &Dir{Path: dir, Claim: claim}, nil
 }
 
-// Seal ends a job's publication in dir, once its files are in place: it
-// writes m as the JSON file manifest, removes the run's temporary folder
-// tempDir, and writes _SUCCESS last.
-func Seal(ctx context.Context, dir, tempDir, manifest string, m any) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := store.WriteFile(ctx, store.Join(dir, manifest), append(b, '\n')); err != nil {
-		return err
-	}
-	if err := store.RemoveAll(ctx, tempDir); err != nil {
-		return err
-	}
-	if store.IsLocal(tempDir) {
-		// _temporary itself, unless another run has its folder there.
-		os.Remove(filepath.Dir(tempDir))
-	}
-	return store.WriteFile(ctx, store.Join(dir, SuccessMarker), nil)
-}
-
 // Publish proves the run's tables complete, then moves the shards of every
 // table the run writes into place, replacing the old tables (and removing
 // those of the tables it does not write), and writes the manifest and the
@@ -114,37 +95,118 @@ func Seal(ctx context.Context, dir, tempDir, manifest string, m any) error {
 // receipt's shard is there at the size its writer wrote and no shard is
 // there without one; the docs rows, read from the docs shards' footers,
 // are the rows the run was to account for (d.Expect.DocsRows). When any of
-// it fails, Publish fails before it touches the published tables.
+// it fails, Publish fails before it touches the published tables. Past
+// the proof, it writes its plan and carries it out (see Plan): when that
+// stops midway, the error wraps ErrUnfinished and Resume finishes it.
 func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	if err := d.Check(ctx); err != nil {
 		return err
 	}
-	bad, err := store.List(ctx, store.Join(d.TempDir, BadFilesDir, "*.json"))
+	var p *proof
+	var err error
+	for i := 0; ; i++ {
+		p, err = d.prove(ctx, m.Counts)
+		if err == nil || !errors.Is(err, errListing) || i == len(ListingSettle) {
+			break
+		}
+		select { // a lagging listing shows the files later
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(ListingSettle[i]):
+		}
+	}
 	if err != nil {
 		return err
+	}
+	m.BadFiles = append(m.BadFiles, p.bad...)
+	for k, v := range p.counts {
+		m.Counts[k] = v
+	}
+	publish := p.shards
+	plan := &Plan{Manifest: ManifestFile, Clear: tables.Tables}
+	m.Tables = map[string][]string{}
+	for _, table := range tables.Tables {
+		shards, ok := publish[table]
+		if !ok {
+			continue
+		}
+		if len(shards) == 0 {
+			// An empty table still gets a file, so readers that glob the
+			// folder find the schema instead of an error.
+			r := Receipt{Table: table, File: tables.ShardName(0)}
+			name := store.Join(d.TempDir, table, r.File)
+			if err := writeEmpty(ctx, table, name); err != nil {
+				return err
+			}
+			var err error
+			if r.Bytes, err = store.Size(ctx, name); err != nil {
+				return err
+			}
+			shards = []Receipt{r}
+		}
+		for _, r := range shards {
+			to := table + "/" + r.File
+			plan.Moves = append(plan.Moves, Move{From: to, To: to, Bytes: r.Bytes})
+			m.Tables[table] = append(m.Tables[table], to)
+		}
+	}
+	return d.PublishPlan(ctx, plan, m)
+}
+
+// proof is what Publish found of a run's files: its bad files, its
+// counts (tallies and records), and the shards of each table to publish.
+type proof struct {
+	bad    []BadFile
+	counts map[string]int64
+	shards map[string][]Receipt
+}
+
+// ListingSettle are the waits before Publish looks again at a run's files
+// when what their listing showed did not prove its tables (a receipt
+// missing, a shard without one): on a store whose listing lags behind its
+// writes they show up later. A variable for the tests.
+var ListingSettle = []time.Duration{2 * time.Second, 5 * time.Second, 10 * time.Second, 20 * time.Second}
+
+// errListing marks a proof that failed on what a listing showed: it is
+// errors.Is of a listed error.
+var errListing = errors.New("as listed")
+
+type listed struct{ error }
+
+func (l listed) Unwrap() error      { return l.error }
+func (listed) Is(target error) bool { return target == errListing }
+
+// prove reads the run's records, tallies and bad files, and checks its
+// tables against them (see Publish). Its counts are metrics (the runner's)
+// with the sums of the tallies and records in their place.
+func (d *Dir) prove(ctx context.Context, metrics map[string]int64) (*proof, error) {
+	p := &proof{shards: map[string][]Receipt{}}
+	bad, err := store.List(ctx, store.Join(d.TempDir, BadFilesDir, "*.json"))
+	if err != nil {
+		return nil, err
 	}
 	for _, name := range bad {
 		b, err := store.ReadFile(ctx, name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var bf BadFile
 		if err := json.Unmarshal(b, &bf); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		m.BadFiles = append(m.BadFiles, bf)
+		p.bad = append(p.bad, bf)
 	}
 	tallies, err := store.List(ctx, store.Join(d.TempDir, TalliesDir, "*.json"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sums, err := sumTallies(ctx, tallies)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	receipts, counts, err := readRecords(ctx, d.TempDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, v := range counts { // the writers' counts, as tallies are summed
 		if MaxTallies[k] {
@@ -153,77 +215,40 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 			sums[k] += v
 		}
 	}
-	for k, v := range sums {
-		m.Counts[k] = v
-	}
-	publish := map[string][]string{}
+	p.counts = maps.Clone(metrics)
+	maps.Copy(p.counts, sums)
+	publish := p.shards
 	for _, table := range tables.Tables {
 		if !d.Tables.Has(table) {
 			shards, err := store.List(ctx, store.Join(d.TempDir, table, "*.parquet"))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if len(shards) > 0 { // a writer that did not heed --tables
-				return fmt.Errorf("the run wrote %s, which --tables=%s leaves out", shards[0], d.Tables)
+				return nil, fmt.Errorf("the run wrote %s, which --tables=%s leaves out", shards[0], d.Tables)
 			}
 			continue
 		}
 		shards, rows, err := verified(ctx, d.TempDir, table, receipts[table], d.Expect.Keys[table])
 		if err != nil {
-			return fmt.Errorf("%w; nothing was published", err)
+			return nil, fmt.Errorf("%w; nothing was published", err)
 		}
 		publish[table] = shards
-		m.Counts["rows_"+table] = rows
+		p.counts["rows_"+table] = rows
 	}
 	// Every input row has its docs row: counted from the docs shards
 	// themselves, not from what the writers said.
-	docs, what := m.Counts["docs"], "docs rows tallied by their writers"
+	docs, what := p.counts["docs"], "docs rows tallied by their writers"
 	if d.Tables.Has(tables.DocsTable) {
-		docs, what = m.Counts["rows_"+tables.DocsTable], "docs rows"
-		m.Counts["docs_written"] = docs
+		docs, what = p.counts["rows_"+tables.DocsTable], "docs rows"
+		p.counts["docs_written"] = docs
 	}
-	m.Counts["input_rows"] = d.Expect.DocsRows
+	p.counts["input_rows"] = d.Expect.DocsRows
 	if docs != d.Expect.DocsRows {
-		return fmt.Errorf("the run's tables hold %d %s for %d input rows: rows were lost or doubled; nothing was published", docs, what, d.Expect.DocsRows)
+		// (A record listed late holds rows too.)
+		return nil, listed{fmt.Errorf("the run's tables hold %d %s for %d input rows: rows were lost or doubled; nothing was published", docs, what, d.Expect.DocsRows)}
 	}
-	m.Tables = map[string][]string{}
-	for _, table := range tables.Tables {
-		shards, ok := publish[table]
-		if !ok {
-			if err := store.RemoveAll(ctx, store.Join(d.Path, table)); err != nil {
-				return err
-			}
-			continue
-		}
-		if len(shards) == 0 {
-			// An empty table still gets a file, so readers that glob the
-			// folder find the schema instead of an error.
-			name := store.Join(d.TempDir, table, tables.ShardName(0))
-			if err := writeEmpty(ctx, table, name); err != nil {
-				return err
-			}
-			shards = []string{name}
-		}
-		old, err := store.List(ctx, store.Join(d.Path, table, "*"))
-		if err != nil {
-			return err
-		}
-		for _, o := range old {
-			if err := store.Remove(ctx, o); err != nil {
-				return err
-			}
-		}
-		for _, sh := range shards {
-			base := sh[strings.LastIndex(sh, "/")+1:]
-			dst := store.Join(d.Path, table, base)
-			if err := store.Move(ctx, sh, dst); err != nil {
-				return fmt.Errorf("publishing %s: %w", dst, err)
-			}
-			m.Tables[table] = append(m.Tables[table], table+"/"+base)
-		}
-	}
-	d.Release()
-	return Seal(ctx, d.Path, d.TempDir, ManifestFile, m)
+	return p, nil
 }
 
 // foreignEntries lists the top-level entries of dir that a neardup output
@@ -354,6 +379,9 @@ type Input struct {
 	// Modified is when the file was last modified (RFC 3339, UTC), when
 	// its filesystem says: an export refuses a file changed since.
 	Modified string `json:"modified,omitempty"`
+	// Version is the version the run read (store.Version: an ETag, a
+	// generation, a modification time): the workers read no other.
+	Version string `json:"version,omitempty"`
 	// Sweep is the sweep its documents belong to (--sweep-date); empty
 	// in an output written before it was recorded.
 	Sweep string `json:"sweep,omitempty"`
@@ -369,7 +397,21 @@ func StatInput(ctx context.Context, path, sweep string) (Input, error) {
 	if !mod.IsZero() {
 		in.Modified = mod.UTC().Format(time.RFC3339Nano)
 	}
+	if in.Version, err = store.Version(ctx, path); err != nil {
+		return Input{}, fmt.Errorf("%s: %w", path, err)
+	}
 	return in, nil
+}
+
+// StatInputs is StatInput of every file of paths, several at once (an
+// object store answers each in tens of milliseconds).
+func StatInputs(ctx context.Context, paths []string, sweep string) ([]Input, error) {
+	ins := make([]Input, len(paths))
+	err := fanout.Each(len(paths), 32, func(i int) (err error) {
+		ins[i], err = StatInput(ctx, paths[i], sweep)
+		return err
+	})
+	return ins, err
 }
 
 // Changed says how input file in differs from what the run recorded
@@ -383,6 +425,8 @@ func (in Input) Changed(ctx context.Context) (string, error) {
 		return fmt.Sprintf("%d bytes, the run read %d", now.Bytes, in.Bytes), nil
 	case in.Modified != "" && now.Modified != "" && now.Modified != in.Modified:
 		return fmt.Sprintf("modified %s, the run read it as modified %s", now.Modified, in.Modified), nil
+	case in.Version != "" && now.Version != "" && now.Version != in.Version:
+		return fmt.Sprintf("version %s, the run read %s", now.Version, in.Version), nil
 	}
 	return "", nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/neardup/neardup/internal/fanout"
@@ -152,9 +153,9 @@ type Expect struct {
 
 // verified checks the receipts of table against what was expected and
 // against the shards themselves (each there, at the size written, the
-// docs shards' rows read from their footers), and returns the shards to
-// publish and their rows.
-func verified(ctx context.Context, tempDir, table string, receipts []Receipt, keys int) ([]string, int64, error) {
+// docs shards' rows read from their footers), and returns the receipts of
+// the shards to publish and their rows.
+func verified(ctx context.Context, tempDir, table string, receipts []Receipt, keys int) ([]Receipt, int64, error) {
 	seen := map[int]bool{}
 	var files []Receipt
 	for _, r := range receipts {
@@ -175,9 +176,9 @@ func verified(ctx context.Context, tempDir, table string, receipts []Receipt, ke
 			more = fmt.Sprintf(" and %d more", len(missing)-5)
 			missing = missing[:5]
 		}
-		return nil, 0, fmt.Errorf("the %s table has no receipt of partition %s%s of %d: a writer's files were lost", table, strings.Join(missing, ", "), more, keys)
+		return nil, 0, listed{fmt.Errorf("the %s table has no receipt of partition %s%s of %d: a writer's files were lost", table, strings.Join(missing, ", "), more, keys)}
 	}
-	listed, err := store.List(ctx, store.Join(tempDir, table, "*.parquet"))
+	found, err := store.List(ctx, store.Join(tempDir, table, "*.parquet"))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -185,17 +186,15 @@ func verified(ctx context.Context, tempDir, table string, receipts []Receipt, ke
 	for _, r := range files {
 		named[r.File] = true
 	}
-	for _, l := range listed {
+	for _, l := range found {
 		if !named[l[strings.LastIndex(l, "/")+1:]] {
-			return nil, 0, fmt.Errorf("%s has no receipt: a writer that did not finish, or another run's file", l)
+			return nil, 0, listed{fmt.Errorf("%s has no receipt: a writer that did not finish, or another run's file", l)}
 		}
 	}
 	var rows int64
-	shards := make([]string, len(files))
 	err = fanout.Each(len(files), 32, func(i int) error {
 		r := files[i]
 		name := store.Join(tempDir, table, r.File)
-		shards[i] = name
 		size, err := store.Size(ctx, name)
 		if err != nil {
 			return fmt.Errorf("%s, written with %d rows, is missing: %w", name, r.Rows, err)
@@ -217,5 +216,6 @@ func verified(ctx context.Context, tempDir, table string, receipts []Receipt, ke
 	for _, r := range files {
 		rows += r.Rows
 	}
-	return shards, rows, err
+	slices.SortFunc(files, func(a, b Receipt) int { return strings.Compare(a.File, b.File) })
+	return files, rows, err
 }

@@ -256,6 +256,38 @@ func Stat(ctx context.Context, name string) (int64, time.Time, error) {
 	return size, mod, nil
 }
 
+// Version names the version of a file now: its ETag or generation on an
+// object store that has them (through package objstore), else when it was
+// last modified; "" when its filesystem says neither. A run records its
+// inputs' versions when it starts and its workers refuse any other
+// (ReaderVersion), so that no run mixes two versions of a file.
+func Version(ctx context.Context, name string) (string, error) {
+	if objstore.Handles(name) {
+		r, err := objstore.Open(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		defer r.Close()
+		if v := r.Version(); v != "" {
+			return v, nil
+		}
+	}
+	_, mod, err := Stat(ctx, name)
+	if err != nil || mod.IsZero() {
+		return "", err
+	}
+	return "mtime:" + mod.UTC().Format(time.RFC3339Nano), nil
+}
+
+// ReaderVersion names the version r, opened by OpenReaderAt, reads: the
+// one it pinned on an object store, else the file's now (Version).
+func ReaderVersion(ctx context.Context, name string, r ReaderAt) (string, error) {
+	if v, ok := r.(interface{ Version() string }); ok && v.Version() != "" {
+		return v.Version(), nil
+	}
+	return Version(ctx, name)
+}
+
 // ReaderAt is an open file with random access, as Parquet needs.
 type ReaderAt interface {
 	io.ReaderAt
@@ -452,7 +484,7 @@ func Remove(ctx context.Context, name string) error {
 	if err := rm.Remove(ctx, name); errors.Is(err, errors.ErrUnsupported) {
 		return fmt.Errorf("filesystem of %q cannot remove files", name)
 	} else if err != nil {
-		if ok, _ := Exists(ctx, name); ok {
+		if ok, e := Exists(ctx, name); ok || e != nil {
 			return err
 		}
 	}
@@ -460,8 +492,15 @@ func Remove(ctx context.Context, name string) error {
 }
 
 // Move renames oldpath to newpath, by copy and remove where the filesystem
-// has no rename (object stores).
+// has no rename (object stores: package objstore's copy where it has one,
+// for objects of any size and keys of any characters).
 func Move(ctx context.Context, oldpath, newpath string) error {
+	if objstore.CanCopy(oldpath, newpath) {
+		if err := objstore.Copy(ctx, oldpath, newpath); err != nil {
+			return err
+		}
+		return Remove(ctx, oldpath)
+	}
 	fs, err := open(ctx, oldpath)
 	if err != nil {
 		return err
@@ -502,6 +541,8 @@ func Copy(ctx context.Context, from, to string) error {
 		if os.Link(from, to) == nil {
 			return nil
 		}
+	} else if objstore.CanCopy(from, to) {
+		return objstore.Copy(ctx, from, to)
 	} else if scheme(from) == scheme(to) {
 		fs, err := open(ctx, from)
 		if err != nil {

@@ -19,6 +19,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/neardup/neardup/internal/gcstest"
+	"github.com/neardup/neardup/internal/objtest"
 	"github.com/neardup/neardup/internal/s3test"
 	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/io/output"
@@ -27,38 +29,59 @@ import (
 	"github.com/neardup/neardup/views/report"
 )
 
-// s3Bucket is the test's bucket: no dots, so that the AWS SDK addresses
-// it by path on the store's IP endpoint (package s3test).
-const s3Bucket = "neardup-test"
+// bucket is the tests' bucket: no dots, so that the AWS SDK addresses it
+// by path on the store's IP endpoint (package s3test).
+const bucket = "neardup-test"
+
+// objectServer is a test's object store (s3test, gcstest), read and
+// written by its own client, for the checks.
+type objectServer interface {
+	objtest.Store
+	Upload(ctx context.Context, src, dst string) ([]string, error)
+	Download(ctx context.Context, src, dir string) ([]string, error)
+}
 
 // TestS3EndToEnd runs neardup on an S3-compatible store (package s3test,
-// in this process), as users do with --input and --output on s3://: a
-// run over half the sample crawl, an update of that output with the
-// other half, an export of the update, a query and a report of it, all
-// reading and writing s3:// paths. Each step is done again on local paths,
-// the reference, and the results must agree.
+// in this process), as users do with --input and --output on s3://
+// (storeEndToEnd). Its output folder's keys hold a space and a "+", which
+// S3's copy source must encode.
+//
+// The store must be started before anything in this test binary reads
+// s3:// (io/objstore keeps the client it makes first; see package s3test).
+func TestS3EndToEnd(t *testing.T) {
+	storeEndToEnd(t, "s3", s3test.Start(t, bucket), "crawl 2024+1/out")
+}
+
+// TestGCSEndToEnd is TestS3EndToEnd on gs://, against a GCS emulator
+// (package gcstest, in this process).
+func TestGCSEndToEnd(t *testing.T) {
+	storeEndToEnd(t, "gs", gcstest.Start(t, bucket), "out")
+}
+
+// storeEndToEnd runs neardup on an object store: a run over half the
+// sample crawl, an update of that output with the other half, an export
+// of the update, a query and a report of it, all reading and writing
+// scheme:// paths. Each step is done again on local paths, the reference,
+// and the results must agree.
 //
 // What may differ is where the input files are: the docs table names
 // each row's source file, s3://neardup-test/in/part-00000.parquet against
 // /…/testdata/crawl/part-00000.parquet, and so do the manifests' inputs,
 // the query answers and the export's manifest. Those paths are checked to
-// be the same files (the s3:// folder, the same base name) and are then
+// be the same files (the store's folder, the same base name) and are then
 // set to the local ones before everything else is compared as it is; the
 // times of the runs (manifest start and wall times, input modification
-// times, phase timings) and the counts that are runner metrics are left
-// out (normalManifest, dataCounts).
-//
-// The store must be started before anything in this test binary reads
-// s3:// (io/objstore keeps the client it makes first; see package s3test).
-func TestS3EndToEnd(t *testing.T) {
-	srv := s3test.Start(t, s3Bucket)
+// times and versions, phase timings) and the counts that are runner
+// metrics are left out (normalManifest, dataCounts).
+func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string) {
 	ctx := context.Background()
-	const (
-		in     = "s3://" + s3Bucket + "/in"
-		newIn  = "s3://" + s3Bucket + "/new"
-		out    = "s3://" + s3Bucket + "/out"
-		up     = "s3://" + s3Bucket + "/up"
-		dedup  = "s3://" + s3Bucket + "/dedup"
+	root := scheme + "://" + bucket
+	var (
+		in     = root + "/in"
+		newIn  = root + "/new"
+		out    = root + "/" + outName
+		up     = root + "/up"
+		dedup  = root + "/dedup"
 		oldGlb = "../testdata/crawl/part-0000[01].parquet"
 		newGlb = "../testdata/crawl/part-0000[23].parquet"
 	)
@@ -71,7 +94,7 @@ func TestS3EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// local is the local path of the same input file as an s3:// one.
+	// local is the local path of the same input file as a store's one.
 	local := func(path string) string {
 		for _, dir := range []string{in, newIn} {
 			if base, ok := strings.CutPrefix(path, dir+"/"); ok && !strings.Contains(base, "/") {
@@ -82,73 +105,79 @@ func TestS3EndToEnd(t *testing.T) {
 	}
 	cfg := defaultConfig()
 	cfg.Partitions = 5
-	start, before := time.Now(), srv.Requests()
+	requests := func() map[string]int64 {
+		if r, ok := srv.(interface{ Requests() map[string]int64 }); ok {
+			return r.Requests()
+		}
+		return nil
+	}
+	start, before := time.Now(), requests()
 	step := func(name string) {
-		now := srv.Requests()
+		now := requests()
 		var reqs []string
 		for _, op := range slices.Sorted(maps.Keys(now)) {
 			if n := now[op] - before[op]; n > 0 {
 				reqs = append(reqs, fmt.Sprintf("%d %s", n, op))
 			}
 		}
-		t.Logf("%s: %.1fs; S3 requests: %s", name, time.Since(start).Seconds(), strings.Join(reqs, ", "))
+		t.Logf("%s: %.1fs; requests: %s", name, time.Since(start).Seconds(), strings.Join(reqs, ", "))
 		start, before = time.Now(), now
 	}
 
 	// The run over the first half.
 	m, err := Run(ctx, Options{Input: in + "/*.parquet", Output: out, Config: cfg})
 	if err != nil {
-		t.Fatalf("Run on s3: %v", err)
+		t.Fatalf("Run on the store: %v", err)
 	}
-	step("run on s3")
+	step("run on the store")
 	ref := run(t, oldGlb, cfg)
 	step("run locally")
-	checkS3Output(t, srv, out, m, ref, local)
+	checkStoreOutput(t, srv, out, m, ref, local)
 
 	// The update with the second half: a multiple of the index's
 	// partitions, as TestUpdateEqualsFullRun takes.
 	cfg.Partitions = 10
 	um, err := Update(ctx, UpdateOptions{From: out, Options: Options{Input: newIn + "/*.parquet", Output: up, Config: cfg}})
 	if err != nil {
-		t.Fatalf("Update on s3: %v", err)
+		t.Fatalf("Update on the store: %v", err)
 	}
 	if um.UpdatedFrom != out {
 		t.Errorf("the update names %q as its index, want %s", um.UpdatedFrom, out)
 	}
-	step("update on s3")
+	step("update on the store")
 	uref := runUpdate(t, ref.dir, newGlb, cfg)
 	step("update locally")
-	checkS3Output(t, srv, up, um, uref, local)
+	checkStoreOutput(t, srv, up, um, uref, local)
 
 	// The export of the update, of all four input files (one sweep).
 	em, err := Export(ctx, ExportOptions{From: up, Output: dedup})
 	if err != nil {
-		t.Fatalf("Export on s3: %v", err)
+		t.Fatalf("Export on the store: %v", err)
 	}
 	if em.From != up {
 		t.Errorf("the export names %q as its run, want %s", em.From, up)
 	}
-	step("export on s3")
+	step("export on the store")
 	localDedup := filepath.Join(t.TempDir(), "dedup")
 	eref, err := Export(ctx, ExportOptions{From: uref.dir, Output: localDedup})
 	if err != nil {
 		t.Fatalf("Export locally: %v", err)
 	}
 	step("export locally")
-	checkS3Export(t, srv, dedup, em, localDedup, eref, local)
+	checkStoreExport(t, srv, dedup, em, localDedup, eref, local)
 
 	// Queries and the report, read from the update's s3 output.
-	checkS3Query(t, up, uref, local)
+	checkStoreQuery(t, up, uref, local)
 	step("queries")
-	checkS3Report(t, srv, up, uref.dir)
+	checkStoreReport(t, srv, up, uref.dir)
 	step("report")
 }
 
-// checkS3Output compares the finished output dir on s3, whose run
+// checkStoreOutput compares the finished output dir on the store, whose run
 // returned m, with ref, the same run on local paths: the objects
 // published (no temporary one left), _SUCCESS, the manifest, and every
 // table's rows.
-func checkS3Output(t *testing.T, srv *s3test.Server, dir string, m *output.Manifest, ref *result, local func(string) string) {
+func checkStoreOutput(t *testing.T, srv objectServer, dir string, m *output.Manifest, ref *result, local func(string) string) {
 	t.Helper()
 	ctx := context.Background()
 	// The same files, by their paths below the folder.
@@ -167,47 +196,50 @@ func checkS3Output(t *testing.T, srv *s3test.Server, dir string, m *output.Manif
 	if !slices.Contains(got, output.SuccessMarker) {
 		t.Fatalf("no %s in %s", output.SuccessMarker, dir)
 	}
-	// The manifest on s3 is the one the run returned, read back by an
+	// The manifest on the store is the one the run returned, read back by an
 	// independent client.
 	b, err := srv.Get(ctx, dir+"/"+output.ManifestFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var onS3 output.Manifest
-	if err := json.Unmarshal(b, &onS3); err != nil {
+	var onStore output.Manifest
+	if err := json.Unmarshal(b, &onStore); err != nil {
 		t.Fatalf("%s/%s: %v", dir, output.ManifestFile, err)
 	}
-	if !reflect.DeepEqual(normalManifest(&onS3), normalManifest(m)) {
-		t.Errorf("the manifest on s3 is not the one the run returned:\n%s", b)
+	if !reflect.DeepEqual(normalManifest(&onStore), normalManifest(m)) {
+		t.Errorf("the manifest on the store is not the one the run returned:\n%s", b)
 	}
 	// It equals the local run's, the input files' paths and the times
 	// aside.
-	if len(onS3.Inputs) != len(ref.manifest.Inputs) {
-		t.Fatalf("the manifest lists %d inputs, the local run's %d", len(onS3.Inputs), len(ref.manifest.Inputs))
+	if len(onStore.Inputs) != len(ref.manifest.Inputs) {
+		t.Fatalf("the manifest lists %d inputs, the local run's %d", len(onStore.Inputs), len(ref.manifest.Inputs))
 	}
-	for i, in := range onS3.Inputs {
+	for i, in := range onStore.Inputs {
 		if p := local(in.Path); p != ref.manifest.Inputs[i].Path {
 			t.Errorf("input %d is %s, the local run's %s", i, in.Path, ref.manifest.Inputs[i].Path)
 		}
 		if in.Modified == "" {
 			t.Errorf("input %s has no modification time (an export could not tell it changed)", in.Path)
 		}
-		onS3.Inputs[i].Path = ref.manifest.Inputs[i].Path
+		if want := map[string]string{"s3": `etag:"`, "gs": "generation:"}[scheme(in.Path)]; !strings.HasPrefix(in.Version, want) {
+			t.Errorf("input %s is pinned to version %q; want its store's (%s...)", in.Path, in.Version, want)
+		}
+		onStore.Inputs[i].Path = ref.manifest.Inputs[i].Path
 	}
 	if ref.manifest.UpdatedFrom != "" {
-		onS3.UpdatedFrom = ref.manifest.UpdatedFrom // checked by the caller
+		onStore.UpdatedFrom = ref.manifest.UpdatedFrom // checked by the caller
 	}
-	mS3, mLocal := normalManifest(&onS3), normalManifest(ref.manifest)
-	mS3.Counts, mLocal.Counts = dataCounts(mS3.Counts), dataCounts(mLocal.Counts)
+	mStore, mLocal := normalManifest(&onStore), normalManifest(ref.manifest)
+	mStore.Counts, mLocal.Counts = dataCounts(mStore.Counts), dataCounts(mLocal.Counts)
 	for _, k := range []string{"docs", "docs_written", "clusters_written", "pairs_written", "links"} {
 		if _, ok := mLocal.Counts[k]; !ok {
 			t.Errorf("the local run's manifest has no count %s", k)
 		}
 	}
-	if !reflect.DeepEqual(mS3, mLocal) {
-		jg, _ := json.MarshalIndent(mS3, "", " ")
+	if !reflect.DeepEqual(mStore, mLocal) {
+		jg, _ := json.MarshalIndent(mStore, "", " ")
 		jw, _ := json.MarshalIndent(mLocal, "", " ")
-		t.Errorf("the manifest on s3 differs from the local run's:\n%s\nlocal:\n%s", jg, jw)
+		t.Errorf("the manifest on the store differs from the local run's:\n%s\nlocal:\n%s", jg, jw)
 	}
 	// Every table but docs as it is; docs with the source files mapped.
 	var others []string
@@ -228,7 +260,7 @@ func checkS3Output(t *testing.T, srv *s3test.Server, dir string, m *output.Manif
 	}
 	refDocs := slices.Clone(ref.docs)
 	if len(docs) != len(refDocs) || len(docs) == 0 {
-		t.Fatalf("docs has %d rows on s3, %d locally", len(docs), len(refDocs))
+		t.Fatalf("docs has %d rows on the store, %d locally", len(docs), len(refDocs))
 	}
 	slices.SortFunc(docs, func(a, b tables.Doc) int { return cmp.Compare(a.DocID, b.DocID) })
 	slices.SortFunc(refDocs, func(a, b tables.Doc) int { return cmp.Compare(a.DocID, b.DocID) })
@@ -241,7 +273,7 @@ func checkS3Output(t *testing.T, srv *s3test.Server, dir string, m *output.Manif
 		d.SourceFile = refDocs[i].SourceFile
 		if !reflect.DeepEqual(d, refDocs[i]) {
 			if diffs++; diffs <= 5 {
-				t.Errorf("docs row %d on s3:\n%+v\nlocally:\n%+v", i, d, refDocs[i])
+				t.Errorf("docs row %d on the store:\n%+v\nlocally:\n%+v", i, d, refDocs[i])
 			}
 		}
 	}
@@ -259,7 +291,7 @@ func normalManifest(m *output.Manifest) output.Manifest {
 	c.MemoryLimit.HighestBytes = 0
 	c.Inputs = slices.Clone(c.Inputs)
 	for i := range c.Inputs {
-		c.Inputs[i].Modified = ""
+		c.Inputs[i].Modified, c.Inputs[i].Version = "", "" // an ETag on the store, a time here
 	}
 	return c
 }
@@ -302,11 +334,11 @@ func localFiles(t *testing.T, dir string) []string {
 	return files
 }
 
-// checkS3Export compares the export in dir on s3, whose run returned m,
+// checkStoreExport compares the export in dir on the store, whose run returned m,
 // with the same export on local paths (refDir, ref): the same files,
 // each with the same schema and rows in the same order, and the same
 // manifest but for the input paths and times.
-func checkS3Export(t *testing.T, srv *s3test.Server, dir string, m *export.Manifest, refDir string, ref *export.Manifest, local func(string) string) {
+func checkStoreExport(t *testing.T, srv objectServer, dir string, m *export.Manifest, refDir string, ref *export.Manifest, local func(string) string) {
 	t.Helper()
 	ctx := context.Background()
 	copyDir := t.TempDir()
@@ -320,13 +352,13 @@ func checkS3Export(t *testing.T, srv *s3test.Server, dir string, m *export.Manif
 	if len(files) < 4 {
 		t.Fatalf("%s holds %d files, want 4 exported and the manifest and marker", dir, len(files))
 	}
-	var onS3 export.Manifest
+	var onStore export.Manifest
 	if b, err := os.ReadFile(filepath.Join(copyDir, export.ManifestFile)); err != nil {
 		t.Fatal(err)
-	} else if err := json.Unmarshal(b, &onS3); err != nil {
+	} else if err := json.Unmarshal(b, &onStore); err != nil {
 		t.Fatal(err)
 	}
-	for _, mm := range []*export.Manifest{&onS3, m} {
+	for _, mm := range []*export.Manifest{&onStore, m} {
 		mm.StartedAt, mm.WallSeconds = "", 0
 		for i := range mm.Files {
 			mm.Files[i].Input = local(mm.Files[i].Input)
@@ -334,11 +366,11 @@ func checkS3Export(t *testing.T, srv *s3test.Server, dir string, m *export.Manif
 	}
 	ref.StartedAt, ref.WallSeconds = "", 0
 	ref.From = m.From // checked by the caller
-	if !reflect.DeepEqual(&onS3, m) {
-		t.Errorf("the export manifest on s3 is not the one the export returned: %+v against %+v", onS3, *m)
+	if !reflect.DeepEqual(&onStore, m) {
+		t.Errorf("the export manifest on the store is not the one the export returned: %+v against %+v", onStore, *m)
 	}
 	if !reflect.DeepEqual(m, ref) {
-		t.Errorf("the export manifest: %+v on s3, %+v locally", *m, *ref)
+		t.Errorf("the export manifest: %+v on the store, %+v locally", *m, *ref)
 	}
 	if ref.Counts["rows_read"] != 3000 || ref.Counts["rows_dropped"] == 0 {
 		t.Errorf("the export read %d rows and dropped %d: want the 3000 rows of the sample and some dropped", ref.Counts["rows_read"], ref.Counts["rows_dropped"])
@@ -347,10 +379,10 @@ func checkS3Export(t *testing.T, srv *s3test.Server, dir string, m *export.Manif
 		schema, rows := parquetRows(t, filepath.Join(copyDir, f.Output))
 		refSchema, refRows := parquetRows(t, filepath.Join(refDir, f.Output))
 		if schema != refSchema {
-			t.Errorf("%s: schema on s3\n%s\nlocally\n%s", f.Output, schema, refSchema)
+			t.Errorf("%s: schema on the store\n%s\nlocally\n%s", f.Output, schema, refSchema)
 		}
 		if len(rows) != len(refRows) {
-			t.Errorf("%s: %d rows on s3, %d locally", f.Output, len(rows), len(refRows))
+			t.Errorf("%s: %d rows on the store, %d locally", f.Output, len(rows), len(refRows))
 			continue
 		}
 		for i := range rows {
@@ -369,27 +401,27 @@ func parquetRows(t *testing.T, path string) (string, []parquet.Row) {
 	return schema.String(), rows
 }
 
-// checkS3Query opens the output dir on s3 and ref's local output for
+// checkStoreQuery opens the output dir on the store and ref's local output for
 // queries and compares their answers: clusters, URL queries (some exact,
 // reading texts from the s3 inputs), texts read back, and text queries.
-func checkS3Query(t *testing.T, dir string, ref *result, local func(string) string) {
+func checkStoreQuery(t *testing.T, dir string, ref *result, local func(string) string) {
 	t.Helper()
 	ctx := context.Background()
 	ix, err := query.Open(ctx, dir)
 	if err != nil {
-		t.Fatalf("query.Open on s3: %v", err)
+		t.Fatalf("query.Open on the store: %v", err)
 	}
 	rix, err := query.Open(ctx, ref.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ix.NumDocs() != rix.NumDocs() || ix.NumDocs() != len(ref.docs) {
-		t.Errorf("the index on s3 has %d docs, locally %d, the docs table %d", ix.NumDocs(), rix.NumDocs(), len(ref.docs))
+		t.Errorf("the index on the store has %d docs, locally %d, the docs table %d", ix.NumDocs(), rix.NumDocs(), len(ref.docs))
 	}
 	cl, n := ix.Clusters(0, 1<<30)
 	rcl, rn := rix.Clusters(0, 1<<30)
 	if n != rn || !reflect.DeepEqual(cl, rcl) || n < 10 {
-		t.Errorf("%d clusters on s3, %d locally (or they differ); the sample has hundreds", n, rn)
+		t.Errorf("%d clusters on the store, %d locally (or they differ); the sample has hundreds", n, rn)
 	}
 	// A URL query for a member of each of the 30 largest clusters and 10
 	// documents in none; exact (texts read from the inputs) for 5 of them.
@@ -407,7 +439,7 @@ func checkS3Query(t *testing.T, dir string, ref *result, local func(string) stri
 		exact := i%8 == 0
 		got, err := ix.URL(ctx, u, exact)
 		if err != nil {
-			t.Fatalf("URL(%q) on s3: %v", u, err)
+			t.Fatalf("URL(%q) on the store: %v", u, err)
 		}
 		want, err := rix.URL(ctx, u, exact)
 		if err != nil {
@@ -426,7 +458,7 @@ func checkS3Query(t *testing.T, dir string, ref *result, local func(string) stri
 		if !reflect.DeepEqual(got, want) {
 			ga, _ := json.Marshal(got)
 			wa, _ := json.Marshal(want)
-			t.Errorf("URL(%q, exact %v) on s3:\n%s\nlocally:\n%s", u, exact, ga, wa)
+			t.Errorf("URL(%q, exact %v) on the store:\n%s\nlocally:\n%s", u, exact, ga, wa)
 		}
 		if exact && len(want) > 0 && len(want[0].Members) > 0 && want[0].Members[0].Exact == nil {
 			t.Errorf("URL(%q, exact) has no exact figures: the texts were not read", u)
@@ -436,11 +468,11 @@ func checkS3Query(t *testing.T, dir string, ref *result, local func(string) stri
 	for _, c := range rcl[:min(5, len(rcl))] {
 		text, err := ix.TextOf(ctx, c.ClusterID)
 		if err != nil {
-			t.Fatalf("TextOf(%d) on s3: %v", c.ClusterID, err)
+			t.Fatalf("TextOf(%d) on the store: %v", c.ClusterID, err)
 		}
 		want, err := rix.TextOf(ctx, c.ClusterID)
 		if err != nil || text != want || text == "" {
-			t.Fatalf("TextOf(%d): %d bytes on s3, %d locally (%v)", c.ClusterID, len(text), len(want), err)
+			t.Fatalf("TextOf(%d): %d bytes on the store, %d locally (%v)", c.ClusterID, len(text), len(want), err)
 		}
 		got, err := ix.Text(ctx, query.Page{Content: text}, 0.5, 0, true)
 		if err != nil {
@@ -454,7 +486,7 @@ func checkS3Query(t *testing.T, dir string, ref *result, local func(string) stri
 			got[k].SourceFile = local(got[k].SourceFile)
 		}
 		if len(wantM) == 0 || !reflect.DeepEqual(got, wantM) {
-			t.Errorf("Text of doc %d: %d matches on s3, %d locally, or they differ", c.ClusterID, len(got), len(wantM))
+			t.Errorf("Text of doc %d: %d matches on the store, %d locally, or they differ", c.ClusterID, len(got), len(wantM))
 		}
 	}
 }
@@ -462,13 +494,13 @@ func checkS3Query(t *testing.T, dir string, ref *result, local func(string) stri
 // dataKey matches a figure of the report, by its key.
 var dataKey = regexp.MustCompile(`data-key="([a-z_]+)"[^>]*>([^<]*)<`)
 
-// checkS3Report renders the report of the output dir on s3 and compares
+// checkStoreReport renders the report of the output dir on the store and compares
 // it with two local references: the report of a local copy of the same
 // output, which must be the same page but for the folder's name; and the
 // report of the local run refDir, whose figures (all but the wall time)
 // and plots, hosts and largest clusters must be the same (its header,
 // timings and input paths differ).
-func checkS3Report(t *testing.T, srv *s3test.Server, dir, refDir string) {
+func checkStoreReport(t *testing.T, srv objectServer, dir, refDir string) {
 	t.Helper()
 	ctx := context.Background()
 	var page bytes.Buffer
@@ -503,7 +535,7 @@ func checkS3Report(t *testing.T, srv *s3test.Server, dir, refDir string) {
 	}
 	got, want := figures(s3Page), figures(ref.String())
 	if len(want) < 10 || !maps.Equal(got, want) {
-		t.Errorf("the report's figures on s3:\n%v\nlocally:\n%v", got, want)
+		t.Errorf("the report's figures on the store:\n%v\nlocally:\n%v", got, want)
 	}
 	tail := func(page string) string {
 		i := strings.Index(page, "<figure")
@@ -515,4 +547,10 @@ func checkS3Report(t *testing.T, srv *s3test.Server, dir, refDir string) {
 	if tail(s3Page) != tail(ref.String()) {
 		t.Error("the report's plots, hosts or clusters differ from the local run's")
 	}
+}
+
+// scheme is the scheme of a store's path.
+func scheme(path string) string {
+	s, _, _ := strings.Cut(path, "://")
+	return s
 }
