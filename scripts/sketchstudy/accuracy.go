@@ -25,7 +25,9 @@ func keyOf(a, b uint64) pairKey {
 // errors of the threshold verified exactly.
 type outcome struct {
 	z             float64
-	verified      int // candidate pairs verified exactly
+	dense         string // the dense variant, when one
+	verified      int    // candidate pairs verified exactly (dense: settled on the dense sample)
+	exactAfter    int    // dense variants: pairs verified exactly after the dense sample
 	docsVerified  int // representatives in at least one verified pair
 	linked, right int // linked pairs (after identical copies), and how many are exact pairs
 
@@ -179,24 +181,33 @@ func forCandidates(sks []docSketch, ix *index, anchors []int, all bool, fn func(
 // evaluate runs one strategy over a corpus's representatives and links
 // each candidate on its estimate, and, for each z, with the uncertain
 // candidates verified against the exact pairs.
-func evaluate(docs []doc, g groups, exact map[pairKey]bool, s strategy, t float64, zs []float64, maxDocs int) result {
+func evaluate(docs []doc, g groups, exact map[pairKey]bool, s strategy, t float64, zs []float64, dense []denseVariant, maxDocs int) result {
 	sks := make([]docSketch, len(g.reps))
+	dks := make([][]uint32, len(g.reps))
+	kmax := 0
+	for _, v := range dense {
+		kmax = max(kmax, v.k)
+	}
 	values := 0
 	for i, r := range g.reps {
 		sks[i] = s.sketchOf(docs[r].Set)
 		values += len(sks[i].vals) * len(g.members[r])
+		if kmax > 0 {
+			dks[i] = denseOf(docs[r].Set, kmax)
+		}
 	}
 	ix := buildIndex(sks, maxDocs)
 	anchors := make([]int, len(sks))
 	for i := range anchors {
 		anchors[i] = i
 	}
-	nv := 1 + len(zs)
+	nv := 1 + len(zs) + len(dense)
 	type acc struct {
 		falseN, falseJ []float64
 		candidates     int
 		linked         [][][2]int // per variant: linked representative pairs
 		verified       []int
+		exactAfter     []int
 		vdocs          [][]bool
 	}
 	workers := runtime.GOMAXPROCS(0)
@@ -204,6 +215,7 @@ func evaluate(docs []doc, g groups, exact map[pairKey]bool, s strategy, t float6
 	for w := range accs {
 		accs[w].linked = make([][][2]int, nv)
 		accs[w].verified = make([]int, nv)
+		accs[w].exactAfter = make([]int, nv)
 		accs[w].vdocs = make([][]bool, nv)
 		for v := range nv {
 			accs[w].vdocs[v] = make([]bool, len(sks))
@@ -233,16 +245,34 @@ func evaluate(docs []doc, g groups, exact map[pairKey]bool, s strategy, t float6
 				ac.linked[v] = append(ac.linked[v], [2]int{a, b})
 			}
 		}
+		for di, dv := range dense {
+			v := 1 + len(zs) + di
+			x, y := docs[g.reps[a]], docs[g.reps[b]]
+			link, stage := dv.decide(est, n, u, t, dks[a], dks[b], len(x.Set), len(y.Set), func() bool { return exact[keyOf(x.ID, y.ID)] })
+			if stage >= 2 {
+				ac.verified[v]++
+				ac.vdocs[v][a], ac.vdocs[v][b] = true, true
+			}
+			if stage == 3 {
+				ac.exactAfter[v]++
+			}
+			if link {
+				ac.linked[v] = append(ac.linked[v], [2]int{a, b})
+			}
+		}
 	})
 	res := result{strategy: s, meanValues: float64(values) / float64(len(docs))}
 	for v := range nv {
 		o := outcome{}
-		if v > 0 {
+		if v > 0 && v <= len(zs) {
 			o.z = zs[v-1]
+		} else if v > len(zs) {
+			o.z, o.dense = dense[v-1-len(zs)].z, dense[v-1-len(zs)].String()
 		}
 		vd := make([]bool, len(sks))
 		for w := range accs {
 			o.verified += accs[w].verified[v]
+			o.exactAfter += accs[w].exactAfter[v]
 			for d, x := range accs[w].vdocs[v] {
 				vd[d] = vd[d] || x
 			}

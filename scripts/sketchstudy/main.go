@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 var (
@@ -113,6 +114,7 @@ type summary struct {
 	minP, minR           float64
 	worstP, worstR       string
 	verified, candidates int
+	exactAfter           int // dense variants: verified exactly after the dense sample
 	docsVerified, reps   int
 	values               float64 // sum over corpora of values/doc
 	corpora              int
@@ -130,6 +132,10 @@ func accuracy(ctx context.Context) error {
 		}
 	}
 	strategies := studyStrategies()
+	dense, err := denseVariants()
+	if err != nil {
+		return err
+	}
 	sums := map[string]*summary{}
 	var order []string
 	fmt.Printf("## Precision and recall against the exact join (w=%d, threshold %g, seed %#x)\n\n", *words, *thresh, *seed)
@@ -158,18 +164,25 @@ func accuracy(ctx context.Context) error {
 		fmt.Println("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
 		for _, s := range strategies {
 			start := time.Now()
-			res := evaluate(docs, g, exact, s, *thresh, zs, *maxDocs)
+			var dv []denseVariant
+			if s.floor == (sketch.Floor{M: 25, K: 16}) {
+				dv = dense
+			}
+			res := evaluate(docs, g, exact, s, *thresh, zs, dv, *maxDocs)
 			for _, o := range res.outcomes {
-				verify := "none"
-				if o.z > 0 {
+				verify, cell := "none", "none"
+				if o.dense != "" {
+					verify, cell = o.dense, fmt.Sprintf("%s (exact after: %d)", o.dense, o.exactAfter)
+				} else if o.z > 0 {
 					verify = fmt.Sprintf("z=%g", o.z)
+					cell = verify
 				}
 				falseCell := ""
 				if o.z == 0 && !math.IsNaN(o.falseJ) {
 					falseCell = fmt.Sprintf("%.0f, %.2f", o.falseSamples, o.falseJ)
 				}
 				fmt.Printf("| %s | %.1f | %d | %s | %d | %s | %s | %d | %s | %s | %s |\n",
-					s.name, res.meanValues, res.candidates, verify, o.verified, pct(o.verified, res.candidates),
+					s.name, res.meanValues, res.candidates, cell, o.verified, pct(o.verified, res.candidates),
 					pct(o.docsVerified, len(g.reps)), o.linked, ratio(o.right, o.linked), ratio(o.right, len(exact)), falseCell)
 				key := s.name + " | " + verify
 				sm := sums[key]
@@ -189,6 +202,7 @@ func accuracy(ctx context.Context) error {
 					}
 				}
 				sm.verified += o.verified
+				sm.exactAfter += o.exactAfter
 				sm.candidates += res.candidates
 				sm.docsVerified += o.docsVerified
 				sm.reps += len(g.reps)
@@ -200,8 +214,8 @@ func accuracy(ctx context.Context) error {
 		fmt.Println()
 	}
 	fmt.Printf("## Summary over the corpora: worst precision and recall, verification's total\n\n")
-	fmt.Println("| sketch | verify | worst precision (corpus) | worst recall (corpus) | verified pairs | of candidates | docs verified | mean values/doc |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| sketch | verify | worst precision (corpus) | worst recall (corpus) | verified pairs | of candidates | docs verified | mean values/doc | exact after dense |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, key := range order {
 		sm := sums[key]
 		p, r := "-", "-"
@@ -211,8 +225,8 @@ func accuracy(ctx context.Context) error {
 		if sm.minR <= 1 {
 			r = fmt.Sprintf("%.3f (%s)", sm.minR, sm.worstR)
 		}
-		fmt.Printf("| %s | %s | %s | %d | %s | %s | %.1f |\n", key, p, r, sm.verified, pct(sm.verified, sm.candidates),
-			pct(sm.docsVerified, sm.reps), sm.values/float64(sm.corpora))
+		fmt.Printf("| %s | %s | %s | %d | %s | %s | %.1f | %d |\n", key, p, r, sm.verified, pct(sm.verified, sm.candidates),
+			pct(sm.docsVerified, sm.reps), sm.values/float64(sm.corpora), sm.exactAfter)
 	}
 	return nil
 }
