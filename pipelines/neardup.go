@@ -39,7 +39,7 @@ import (
 func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, equiv, ranks, sites := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
+	meta, sketches, equiv, ranks, sites, dense := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
 	if cfg.Templates.On() {
 		sketches = transforms.SiteTemplates(s, sites, sketches, cfg.Templates, cand, place) // each site's template dropped
 	}
@@ -52,7 +52,7 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
 	}
 	if cfg.Verification() != "" {
-		pairs = transforms.Verify(s, pairs, files, cfg.Config, link, place) // candidates checked on whole feature sets
+		pairs = transforms.Verify(s, pairs, files, dense, cfg.Config, link, place) // candidates checked on dense samples or whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
@@ -300,15 +300,23 @@ const DistributedFromBytes = 8 << 30
 // are uncertain and how to verify them (--verify=uncertain).
 const AutoVerifyBytes = 128 << 20
 
-// resolveVerify settles --verify=auto by the input size: the uncertain
-// pairs verified in --mode=pairs up to AutoVerifyBytes, nothing otherwise
-// (the super-shingle modes keep their own meaning of no --verify).
+// resolveVerify settles --verify=auto in --mode=pairs (the super-shingle
+// modes keep their own meaning of no --verify): under a resemblance
+// policy the uncertain pairs are settled on their dense samples at every
+// size, so that a pair gets the same decision in a small run and a large
+// one; under a containment policy, which a dense sample cannot estimate,
+// they are verified exactly on inputs up to AutoVerifyBytes and not
+// above.
 func resolveVerify(cfg *transforms.Config, inputBytes int64) {
 	if cfg.Verify != settings.VerifyAuto {
 		return
 	}
 	cfg.Verify = settings.VerifyNone
-	if cfg.Mode == settings.ModePairs && inputBytes <= AutoVerifyBytes {
+	switch {
+	case cfg.Mode != settings.ModePairs:
+	case cfg.Policy.Containment == 0:
+		cfg.Verify = settings.VerifyDense
+	case inputBytes <= AutoVerifyBytes:
 		cfg.Verify = settings.VerifyUncertain
 	}
 }

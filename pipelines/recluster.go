@@ -148,7 +148,8 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		// Its pairs uncertain at the policy it verified at (its own, or
 		// its source's if it is a recluster) were verified; the others
 		// keep their estimates.
-		cfg.Verify, cfg.SourcePolicy = settings.VerifyUncertain, at
+		kind, _, _ := strings.Cut(src.Settings["verify"], ":")
+		cfg.Verify, cfg.SourcePolicy = settings.Verify(kind), at
 	}
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(src.InputBytes)

@@ -42,7 +42,7 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, _, ranks, _ := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
+	meta, sketches, _, ranks, _, dense := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)
@@ -51,7 +51,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	if cfg.Verification() != "" {
 		// The uncertain pairs checked on their documents, the index's
 		// read again from its inputs.
-		pairs = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), cfg.Config, link, place)
+		pairs = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), dense, cfg.Config, link, place)
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4

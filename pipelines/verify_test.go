@@ -4,11 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/similarity/bloom"
 	"github.com/neardup/neardup/similarity/simjoin"
+	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/transforms"
 )
 
@@ -166,9 +168,11 @@ func TestVerifyBloom(t *testing.T) {
 	}
 }
 
-// --verify=auto, the default, verifies the uncertain pairs of an input up
-// to AutoVerifyBytes in --mode=pairs, and nothing otherwise; the manifest
-// records what it settled on.
+// --verify=auto, the default, settles the uncertain pairs on their dense
+// samples at every size under a resemblance policy; under a containment
+// policy it verifies them exactly up to AutoVerifyBytes and not above;
+// and it does nothing in the super-shingle modes. The manifest records
+// what it settled on.
 func TestVerifyAuto(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Verify = settings.Default().Verify
@@ -177,26 +181,75 @@ func TestVerifyAuto(t *testing.T) {
 	}
 	r := run(t, sampleGlob, cfg)
 	checkInvariants(t, r, 3000)
-	if got, want := r.manifest.Settings["verify"], "uncertain:resemblance:0.5"; got != want {
+	if got, want := r.manifest.Settings["verify"], "dense:resemblance:0.5"; got != want {
 		t.Errorf("verify setting %q for %d bytes of input, want %q", got, r.manifest.InputBytes, want)
 	}
 	if r.manifest.Counts["pairs_verified"] == 0 || r.manifest.Counts["links_uncertain"] != 0 {
 		t.Errorf("%d pairs verified, %d links uncertain", r.manifest.Counts["pairs_verified"], r.manifest.Counts["links_uncertain"])
 	}
+	containment := policy.Policy{Containment: 0.8}
 	for _, c := range []struct {
-		mode  settings.Mode
-		bytes int64
-		want  settings.Verify
+		mode   settings.Mode
+		policy policy.Policy
+		bytes  int64
+		want   settings.Verify
 	}{
-		{settings.ModePairs, AutoVerifyBytes, settings.VerifyUncertain},
-		{settings.ModePairs, AutoVerifyBytes + 1, settings.VerifyNone},
-		{settings.ModeSuperShingle, 1, settings.VerifyNone},
+		{settings.ModePairs, cfg.Policy, 1, settings.VerifyDense},
+		{settings.ModePairs, cfg.Policy, AutoVerifyBytes + 1, settings.VerifyDense},
+		{settings.ModePairs, cfg.Policy, 6 << 40, settings.VerifyDense},
+		{settings.ModePairs, containment, AutoVerifyBytes, settings.VerifyUncertain},
+		{settings.ModePairs, containment, AutoVerifyBytes + 1, settings.VerifyNone},
+		{settings.ModeSuperShingle, cfg.Policy, 1, settings.VerifyNone},
 	} {
 		cfg := defaultConfig()
-		cfg.Verify, cfg.Mode = settings.VerifyAuto, c.mode
+		cfg.Verify, cfg.Mode, cfg.Policy = settings.VerifyAuto, c.mode, c.policy
 		resolveVerify(&cfg, c.bytes)
 		if cfg.Verify != c.want {
-			t.Errorf("--verify=auto, %s, %d bytes: %q, want %q", c.mode, c.bytes, cfg.Verify, c.want)
+			t.Errorf("--verify=auto, %s, %s, %d bytes: %q, want %q", c.mode, c.policy, c.bytes, cfg.Verify, c.want)
 		}
 	}
+}
+
+// --verify=dense: exactly the pairs whose estimates are uncertain
+// (uncertainByRule) have a dense_resemblance, and it is the dense
+// samples' estimate over the two documents' whole shingle sets as this
+// test makes them: their exact resemblance when both have at most 512
+// shingles. They link on it; the others on their estimate.
+func TestVerifyDense(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Verify = settings.VerifyDense
+	r := run(t, sampleGlob, cfg)
+	checkInvariants(t, r, 3000)
+	reps := representatives(t, r, cfg)
+	d := sketch.DefaultDense
+	settled, whole, sampled := 0, 0, 0
+	for _, p := range r.pairs {
+		if p.ExactResemblance != nil || p.BloomResemblance != nil {
+			t.Fatalf("pair %d-%d has exact or Bloom figures under --verify=dense", p.DocA, p.DocB)
+		}
+		if !uncertainByRule(cfg.Sketch, cfg.Policy, p) {
+			if p.DenseResemblance != nil || p.Linked != (p.Resemblance >= cfg.Policy.Resemblance) {
+				t.Errorf("certain pair %d-%d: dense %v, linked %v at estimate %.3f", p.DocA, p.DocB, p.DenseResemblance, p.Linked, p.Resemblance)
+			}
+			continue
+		}
+		settled++
+		a, b := reps[p.DocA], reps[p.DocB]
+		want := d.Estimate(d.Sample(nil, a), d.Sample(nil, b), len(a), len(b)).Resemblance
+		if len(a) <= d.K && len(b) <= d.K {
+			whole++
+			if j := sketch.Jaccard(a, b); want != j {
+				t.Fatalf("pair %d-%d of short pages: the reference dense estimate %v is not their resemblance %v", p.DocA, p.DocB, want, j)
+			}
+		} else {
+			sampled++
+		}
+		if p.DenseResemblance == nil || *p.DenseResemblance != want || p.Linked != (want >= cfg.Policy.Resemblance) {
+			t.Errorf("uncertain pair %d-%d: dense %v, linked %v; want %v", p.DocA, p.DocB, p.DenseResemblance, p.Linked, want)
+		}
+	}
+	if settled < 50 || whole == 0 || sampled == 0 {
+		t.Fatalf("%d pairs settled (%d of short pages, %d sampled): the sample proves little", settled, whole, sampled)
+	}
+	t.Logf("%d pairs settled on dense samples: %d exactly (short pages), %d on samples", settled, whole, sampled)
 }

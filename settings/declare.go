@@ -203,15 +203,15 @@ var Declarations = []*Setting{
 			return nil
 		}},
 	{Name: "verify", Group: GroupSimilarity, Default: string(VerifyAuto), Commands: Update, Manifest: "verify",
-		Help:     "what a candidate pair must also pass to link: auto (uncertain for inputs up to 128 MiB of Parquet in --mode=pairs, none otherwise); none; sketch (--mode=supershingle: the sketch estimate satisfies the policy); bloom (the estimates from Bloom filters of the two whole feature sets do, Jain et al. 2005); exact (the exact figures over the whole feature sets do, ppjoin+'s verification); uncertain (as exact, for the pairs whose sketch estimate is within 2.5 standard errors of a threshold; the others link on their estimate); bloom, exact and uncertain add their figures to the pairs table",
+		Help:     "what a candidate pair must also pass to link: auto (--mode=pairs: dense under a resemblance policy, at every size; under a containment policy uncertain for inputs up to 128 MiB of Parquet, none above); none; sketch (--mode=supershingle: the sketch estimate satisfies the policy); bloom (the estimates from Bloom filters of the two whole feature sets do, Jain et al. 2005); exact (the exact figures over the whole feature sets do, ppjoin+'s verification); uncertain (as exact, for the pairs whose sketch estimate is within 2.5 standard errors of a threshold; the others link on their estimate); dense (the same pairs settled on a denser sample of each document, 512 values kept by phase 1: resemblance only); bloom, exact, uncertain and dense add their figures to the pairs table",
 		manifest: Config.VerifySetting,
 		set: func(r *Run, v string) error {
 			switch x := Verify(v); x {
-			case VerifyAuto, VerifyNone, VerifySketch, VerifyBloom, VerifyExact, VerifyUncertain:
+			case VerifyAuto, VerifyNone, VerifySketch, VerifyBloom, VerifyExact, VerifyUncertain, VerifyDense:
 				r.Verify = x
 				return nil
 			}
-			return fmt.Errorf("want auto, none, sketch, bloom, exact or uncertain, not %q", v)
+			return fmt.Errorf("want auto, none, sketch, bloom, exact, uncertain or dense, not %q", v)
 		},
 		load: loadVerify},
 	{Name: "bloom-bits", Group: GroupSimilarity, Default: strconv.Itoa(bloom.DefaultBitsPerFeature), Commands: Update,
@@ -512,7 +512,7 @@ func loadVerify(c *Config, v string) error {
 	case VerifyBloom:
 		c.Verify = VerifyBloom
 		c.BloomBits, _ = strconv.Atoi(bits)
-	case VerifyExact, VerifyUncertain:
+	case VerifyExact, VerifyUncertain, VerifyDense:
 		if c.Mode != ModeExact {
 			c.Verify = Verify(kind)
 		}

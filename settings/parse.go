@@ -164,12 +164,15 @@ func (c Config) Validate() error {
 	if c.Verify == VerifySketch && c.Mode != ModeSuperShingle {
 		return Usagef("--verify=sketch goes with --mode=supershingle (phase 3's pairs are their sketch estimates already)")
 	}
+	if c.Verify == VerifyDense && c.Policy.Containment > 0 {
+		return Usagef("--verify=dense settles resemblance only (a sample of the K smallest values cannot estimate containment): use --verify=uncertain with a containment policy")
+	}
 	switch c.Mode {
 	case ModeExact:
 		switch {
 		case c.Policy.Containment > 0:
 			return Usagef("--mode=exact joins on resemblance: its prefix filter has no bound for containment; use --mode=pairs --verify=exact with a containment policy")
-		case c.Verify == VerifyBloom || c.Verify == VerifyUncertain:
+		case c.Verify == VerifyBloom || c.Verify == VerifyUncertain || c.Verify == VerifyDense:
 			return Usagef("--mode=exact verifies every candidate exactly; --verify=%s goes with the pairs and supershingle modes", c.Verify)
 		case c.Equivalence == ShingleEquivalent:
 			return Usagef("--mode=exact cannot take --equivalence=shingle: its sketches are prefixes, and equal prefixes are not equal sets")

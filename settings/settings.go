@@ -148,9 +148,16 @@ const (
 	// whose sketch estimate is too close to a threshold to tell which side
 	// it is on (clusters.Uncertain); the others link on their estimate.
 	VerifyUncertain Verify = "uncertain"
-	// VerifyAuto is settled by the launcher from the input's size (see
-	// pipelines.AutoVerifyBytes): VerifyUncertain or VerifyNone. Until
-	// then it verifies nothing.
+	// VerifyDense settles the same candidates as VerifyUncertain on a
+	// second, denser sample of each document (sketch.Dense, 512 values
+	// of another permutation, kept by phase 1) instead of the whole
+	// feature sets: the pairs that sample cannot tell either link on it.
+	VerifyDense Verify = "dense"
+	// VerifyAuto is settled by the launcher (pipelines.resolveVerify):
+	// VerifyDense under a resemblance policy in --mode=pairs at every
+	// size; under a containment policy, VerifyUncertain on inputs up to
+	// pipelines.AutoVerifyBytes and VerifyNone above. Until then it
+	// verifies nothing.
 	VerifyAuto Verify = "auto"
 )
 
@@ -205,16 +212,18 @@ func (c Config) Verification() Verify {
 		return c.Verify
 	case c.Verify == VerifyUncertain:
 		return VerifyExact
+	case c.Verify == VerifyDense:
+		return VerifyDense
 	}
 	return ""
 }
 
 // VerifiedAt reads the policy a manifest's verify setting v (see
 // VerifySetting) verified the uncertain pairs at; ok is false when v is
-// not uncertain:POLICY.
+// not uncertain:POLICY or dense:POLICY.
 func VerifiedAt(v string) (p policy.Policy, ok bool, err error) {
 	kind, pol, _ := strings.Cut(v, ":")
-	if Verify(kind) != VerifyUncertain {
+	if Verify(kind) != VerifyUncertain && Verify(kind) != VerifyDense {
 		return p, false, nil
 	}
 	p, err = policy.Parse(pol)
@@ -225,8 +234,10 @@ func VerifiedAt(v string) (p policy.Policy, ok bool, err error) {
 }
 
 // UncertainOnly reports whether only the candidates whose sketch
-// estimates are uncertain are verified (--verify=uncertain).
-func (c Config) UncertainOnly() bool { return c.Mode != ModeExact && c.Verify == VerifyUncertain }
+// estimates are uncertain are verified (--verify=uncertain or dense).
+func (c Config) UncertainOnly() bool {
+	return c.Mode != ModeExact && (c.Verify == VerifyUncertain || c.Verify == VerifyDense)
+}
 
 // SketchVerified reports whether a super-shingle candidate links only when
 // its sketch estimate satisfies the policy (--verify=sketch).
@@ -317,7 +328,7 @@ func (c Config) VerifySetting() string {
 	case c.UncertainOnly():
 		// With the policy the uncertain pairs were chosen at, which a
 		// recluster under another needs (VerifiedAt).
-		return string(VerifyUncertain) + ":" + c.Policy.String()
+		return string(c.Verify) + ":" + c.Policy.String()
 	case v == VerifyBloom:
 		return "bloom:" + strconv.Itoa(c.BloomBitsPerFeature())
 	case v != "":

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -11,6 +12,7 @@ import (
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -30,8 +32,9 @@ var (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), error](&sketchFn{})
+	register.DoFn8x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, string), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
+	register.Emitter2[int, string]()
 }
 
 // Sketch is phase 1. It takes PCollection<crawl.Split> and reads and sketches
@@ -52,10 +55,17 @@ func init() {
 // here.) Under
 // cfg.SkipBadFiles a bad row group (crawl.IsBadInput) is recorded under
 // place.TempDir; a failed read fails the bundle all the same.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites beam.PCollection) {
+//
+// Under --verify=dense it also writes every sketched document's dense
+// sample (sketch.Dense, as packed.DenseFeatures records in row order)
+// under place.TempDir, in files of at most one verify slice each, and
+// returns their names in dense, PCollection<KV<int, string>> keyed by
+// verify slice, for Verify (empty otherwise). The samples travel no
+// shuffle: only the few that Verify needs are read back.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites, dense beam.PCollection) {
 	s = s.Scope("Sketch")
 	outs := beam.ParDoN(s, &sketchFn{Settings: cfg, Partitions: place.Partitions, TempDir: place.TempDir}, splits)
-	return outs[0], outs[1], outs[2], outs[3], outs[4]
+	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5]
 }
 
 type sketchFn struct {
@@ -74,11 +84,11 @@ type sketchOut struct {
 	sketches, equiv, ranks, sites *batcher
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) {
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitDense func(int, string)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitDense func(int, string)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
@@ -103,7 +113,7 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitDense func(int, string)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Partitions
 	if f.out == nil {
@@ -121,6 +131,10 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	rs, err := rowsketch.New(f.Settings)
 	if err != nil {
 		return err
+	}
+	var dense *denseWriter
+	if f.Settings.Verification() == settings.VerifyDense && f.TempDir != "" {
+		dense = &denseWriter{dir: store.Join(f.TempDir, DenseDir), emit: emitDense}
 	}
 	next := sp.FirstRow // the first row not yet read
 	keepRow := func(doc tables.Doc) {
@@ -145,6 +159,13 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nRejected++
 		}
 		if rec != nil {
+			if dense != nil {
+				if x, ok := rs.Verifiable(rec.Doc); ok {
+					if err := dense.add(ctx, x); err != nil {
+						return err
+					}
+				}
+			}
 			for level, k := range keys {
 				equiv.add(level*parts+packed.Partition(k, parts), packedKey(k))
 			}
@@ -190,6 +211,11 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nRejected++
 		}
 	}
+	if dense != nil {
+		if err := dense.flush(ctx); err != nil {
+			return err
+		}
+	}
 	if out.metaBytes > maxBuffered(parts) {
 		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites); err != nil {
 			return err
@@ -217,4 +243,49 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// DenseDir is the folder under a run's temporary folder that holds the
+// dense samples phase 1 writes under --verify=dense.
+const DenseDir = "dense"
+
+// denseFileBytes is where a dense samples file is cut even inside one
+// verify slice, so that phase 1 holds at most that much of them.
+const denseFileBytes = 4 << 20
+
+// denseWriter gathers one split's dense samples into files, each of one
+// verify slice and at most denseFileBytes, named by the file and row of
+// their first document (so a retried bundle writes the same files), and
+// emits each file's name keyed by its slice once it is written.
+type denseWriter struct {
+	dir   string
+	emit  func(int, string)
+	buf   []byte
+	first uint64 // the first document in buf
+}
+
+func (w *denseWriter) add(ctx context.Context, x packed.Features) error {
+	if len(w.buf) > 0 && (verifySlice(x.Doc) != verifySlice(w.first) || len(w.buf) >= denseFileBytes) {
+		if err := w.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if len(w.buf) == 0 {
+		w.first = x.Doc
+	}
+	w.buf = x.Append(w.buf)
+	return nil
+}
+
+func (w *denseWriter) flush(ctx context.Context) error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	name := store.Join(w.dir, fmt.Sprintf("%06d-%012d.dense", w.first>>40, w.first&(1<<40-1)))
+	if err := store.WriteFile(ctx, name, w.buf); err != nil {
+		return err
+	}
+	w.emit(verifySlice(w.first), name)
+	w.buf = w.buf[:0]
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"path"
 	"slices"
 	"sync"
 
@@ -14,8 +16,10 @@ import (
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
+	"github.com/neardup/neardup/similarity/sketch"
 )
 
 var (
@@ -26,8 +30,9 @@ var (
 
 func init() {
 	register.DoFn6x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), func(int, []byte), error](&routePairsFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&shipFeaturesFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, []byte), error](&shipFeaturesFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*string) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
+	register.Iter1[string]()
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&gatherVerifiedFn{})
 }
 
@@ -58,12 +63,19 @@ func init() {
 // instead carried every document to every partition when documents have
 // hundreds of candidates (245 MB shuffled for the 17 MB of
 // multilingual-docs under --verify=exact, and 25 s of its 30).
-func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, cfg settings.Config, link Linking, place Placement) beam.PCollection {
+//
+// Under --verify=dense the features are the documents' dense samples
+// (sketch.Dense), read from the files Sketch wrote, dense (its
+// PCollection<KV<int, string>> of file names by verify slice), rather
+// than from the input; a document none of them holds (an update's index
+// documents) is read from the input again and sampled. The pair's
+// figure is then the dense samples' resemblance estimate.
+func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, dense beam.PCollection, cfg settings.Config, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
 	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link, Partitions: place.Partitions}, pairs)
-	shipped := beam.ParDo(s, &shipFeaturesFn{Inputs: files, Settings: cfg, Lanes: place.Lanes}, beam.GroupByKey(s, asks))
+	shipped := beam.ParDo(s, &shipFeaturesFn{Inputs: files, Settings: cfg, Lanes: place.Lanes}, beam.CoGroupByKey(s, asks, dense))
 	checked, tallies := beam.ParDo2(s, &verifySliceFn{Inputs: files, Settings: cfg, Linking: link, Partitions: place.Partitions, Lanes: place.Lanes},
-		beam.CoGroupByKey(s, jobs, shipped))
+		beam.CoGroupByKey(s, jobs, shipped, dense))
 	writeTallies(s, "verify", place.TempDir, tallies)
 	// One batch per pair partition again (WritePairs writes a shard each).
 	return beam.ParDo(s, &gatherVerifiedFn{}, beam.CoGroupByKey(s, passed, checked))
@@ -166,8 +178,9 @@ func (f *shipFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte
 	return nil
 }
 
-func (f *shipFeaturesFn) ProcessElement(ctx context.Context, slice int, asksIt func(*[]byte) bool, emit func(int, []byte)) error {
+func (f *shipFeaturesFn) ProcessElement(ctx context.Context, slice int, asksIt func(*[]byte) bool, denseIt func(*string) bool, emit func(int, []byte)) error {
 	asksIt = hold(asksIt)
+	denseFiles := drainStrings(denseIt)
 	return f.lanes.timed(ctx, f.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
 		asks, err := decodeBatches(asksIt, packed.AppendArcs)
 		if err != nil {
@@ -180,7 +193,7 @@ func (f *shipFeaturesFn) ProcessElement(ctx context.Context, slice int, asksIt f
 				docs = append(docs, a.U)
 			}
 		}
-		fs, err := readFeatures(ctx, f.Inputs, f.Settings, slice, docs)
+		fs, err := sliceFeatures(ctx, f.Inputs, f.Settings, slice, docs, denseFiles)
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			out := bundleKeyed(&f.out, ctx, "verify_features", emit)
 			for i, j := 0, 0; i < len(asks); i++ {
@@ -236,6 +249,88 @@ func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, 
 	return nil, fmt.Errorf("%s: read %d rows to verify, not the %d asked for", path, len(fs), len(docs))
 }
 
+// sliceFeatures returns the features of docs (sorted, distinct, all in
+// slice) as readFeatures does, but under VerifyDense from the dense
+// samples files (of this slice) first: only the files whose documents
+// may include one of docs are read, and a document none holds is read
+// from the input.
+func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, files []string) ([]packed.Features, error) {
+	if cfg.Verification() != settings.VerifyDense || len(files) == 0 || len(docs) == 0 {
+		return readFeatures(ctx, inputs, cfg, slice, docs)
+	}
+	// A file holds the documents from its first (named) up to the next
+	// file's first.
+	type denseFile struct {
+		name  string
+		first uint64
+	}
+	fs := make([]denseFile, len(files))
+	for i, name := range files {
+		var file, row uint64
+		if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d.dense", &file, &row); err != nil {
+			return nil, fmt.Errorf("verify: a dense samples file named %q: %w", name, err)
+		}
+		fs[i] = denseFile{name, file<<40 | row}
+	}
+	slices.SortFunc(fs, func(x, y denseFile) int { return cmp.Compare(x.first, y.first) })
+	found := make(map[uint64]packed.Features, len(docs))
+	for i, fl := range fs {
+		lo := fl.first
+		hi := uint64(math.MaxUint64)
+		if i+1 < len(fs) {
+			hi = fs[i+1].first
+		}
+		j, _ := slices.BinarySearch(docs, lo)
+		if j == len(docs) || docs[j] >= hi {
+			continue
+		}
+		b, err := store.ReadFile(ctx, fl.name)
+		if err != nil {
+			return nil, err
+		}
+		xs, err := packed.AppendFeatures(nil, b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fl.name, err)
+		}
+		for _, x := range xs {
+			if _, ok := slices.BinarySearch(docs, x.Doc); ok {
+				found[x.Doc] = x
+			}
+		}
+	}
+	var missing []uint64
+	for _, d := range docs {
+		if _, ok := found[d]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	more, err := readFeatures(ctx, inputs, cfg, slice, missing)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]packed.Features, 0, len(docs))
+	for _, d := range docs {
+		if x, ok := found[d]; ok {
+			out = append(out, x)
+			continue
+		}
+		out = append(out, more[0])
+		more = more[1:]
+	}
+	return out, nil
+}
+
+// drainStrings reads a grouped iterable of strings whole (the names of a
+// slice's dense samples files: a few).
+func drainStrings(it func(*string) bool) []string {
+	var out []string
+	var s string
+	for it(&s) {
+		out = append(out, s)
+	}
+	return out
+}
+
 // verifySliceFn meets, on one home slice, its pairs to verify and the
 // features sent from other slices, reads its own documents' features,
 // verifies each pair and sends it back to its pair partition.
@@ -269,10 +364,11 @@ func (f *verifySliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 	return nil
 }
 
-func (f *verifySliceFn) ProcessElement(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+func (f *verifySliceFn) ProcessElement(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool, denseIt func(*string) bool, emit func(int, []byte), tally func(string, int64)) error {
 	jobsIt, featuresIt = hold(jobsIt), hold(featuresIt)
+	denseFiles := drainStrings(denseIt)
 	return f.lanes.timed(ctx, f.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
-		jobs, vs, err := f.verify(ctx, slice, jobsIt, featuresIt)
+		jobs, vs, err := f.verify(ctx, slice, jobsIt, featuresIt, denseFiles)
 		return func(ctx context.Context, emit verifyEmit) error {
 			out := bundleBatcher(&f.out, ctx, "verified", f.Partitions, emit.pairs)
 			var checked, pruned int64
@@ -299,7 +395,7 @@ const verifyChunk = 4096
 // verify returns the slice's jobs in a fixed order and their
 // verifications: on up to Lanes goroutines, since a small crawl is one
 // slice.
-func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool) ([]packed.Job, []packed.Verified, error) {
+func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool, denseFiles []string) ([]packed.Job, []packed.Verified, error) {
 	jobs, err := decodeBatches(jobsIt, packed.AppendJobs)
 	if err != nil {
 		return nil, nil, err
@@ -317,7 +413,7 @@ func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresI
 		}
 	}
 	slices.Sort(local)
-	own, err := readFeatures(ctx, f.Inputs, f.Settings, slice, slices.Compact(local))
+	own, err := sliceFeatures(ctx, f.Inputs, f.Settings, slice, slices.Compact(local), denseFiles)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -357,6 +453,10 @@ func (f *verifySliceFn) verifyPair(p packed.Pair, byDoc map[uint64]packed.Featur
 	b, okB := byDoc[p.B]
 	if !okA || !okB {
 		return packed.Verified{}, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
+	}
+	if f.Linking.Verification == settings.VerifyDense {
+		e := sketch.DefaultDense.Estimate(a.DenseSample(nil), b.DenseSample(nil), int(a.N), int(b.N))
+		return packed.Verified{Pair: p, Resemblance: e.Resemblance, Checked: true}, nil
 	}
 	v, err := clusters.VerifyPair(a, b, f.Linking.Policy)
 	if err != nil {

@@ -59,6 +59,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -253,8 +254,12 @@ func main() {
 			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
 	}
 	if at, ok, _ := settings.VerifiedAt(m.Settings["verify"]); ok && !recluster {
-		fmt.Printf("neardup: %d pairs too near the threshold to tell verified on their documents' whole texts (%s)\n",
-			c["pairs_verified"]+c["pairs_verify_pruned"], at)
+		how := "verified on their documents' whole texts"
+		if strings.HasPrefix(m.Settings["verify"], string(settings.VerifyDense)+":") {
+			how = "settled on denser samples of their documents"
+		}
+		fmt.Printf("neardup: %d pairs too near the threshold to tell %s (%s)\n",
+			c["pairs_verified"]+c["pairs_verify_pruned"], how, at)
 	}
 	fmt.Print(uncertainWarning(c["links_uncertain"], c["links"]))
 	fmt.Printf("neardup: %d clusters holding %d documents, largest %d\n", c["clusters"], c["clustered_docs"], c["largest_cluster"])

@@ -116,8 +116,8 @@ func TestReadmeMatchesTheSample(t *testing.T) {
 	tmp := t.TempDir()
 	local := func(s string) string { return strings.ReplaceAll(s, "/tmp/", tmp+"/") }
 	blocks := readmeBlocks(t, readme)
-	var summary string // the stdout of the first command, the sample run
-	var last []string  // the output lines of the latest commands run
+	var summary string  // the stdout of the first command, the sample run
+	var last []string   // the output lines of the latest commands run
 	var stdout []string // the same, stdout only
 	checked := 0
 	for _, b := range blocks {

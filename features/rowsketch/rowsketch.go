@@ -41,6 +41,7 @@ type Sketcher struct {
 	tokens                                   []string
 	canonical                                []byte
 	kept                                     []uint64 // the token hashes without stop words
+	dense                                    []uint32 // the last dense sample (Verifiable)
 }
 
 // New returns a Sketcher for cfg, or an error for a chunk size chunk.New
@@ -65,15 +66,21 @@ func New(cfg settings.Config) (*Sketcher, error) {
 }
 
 // Verifiable is the record transforms.Verify checks the document's pairs
-// with: its whole feature set, or its Bloom filter (Config.Verification),
-// from the last Sketch; false when that document had no features.
+// with: its whole feature set, its Bloom filter or its dense sample
+// (Config.Verification), from the last Sketch; false when that document
+// had no features. Its values may be the Sketcher's buffer: valid until
+// the next call.
 func (rs *Sketcher) Verifiable(doc uint64) (packed.Features, bool) {
 	if len(rs.shingles) == 0 {
 		return packed.Features{}, false
 	}
-	if rs.cfg.Verification() == settings.VerifyBloom {
+	switch rs.cfg.Verification() {
+	case settings.VerifyBloom:
 		f := bloom.New(rs.shingles, rs.cfg.BloomBitsPerFeature())
 		return packed.Features{Doc: doc, N: f.N, K: uint32(f.K), Values: f.Bits}, true
+	case settings.VerifyDense:
+		rs.dense = sketch.DefaultDense.Sample(rs.dense[:0], rs.shingles)
+		return packed.DenseFeatures(doc, len(rs.shingles), rs.dense), true
 	}
 	return packed.Features{Doc: doc, N: uint32(len(rs.shingles)), Values: rs.shingles}, true
 }

@@ -289,6 +289,7 @@ func ReadPairCounts(ctx context.Context, name string) ([]Pair, error) {
 		{name: "linked", set: func(r *Pair, v parquet.Value) { r.Linked = v.Boolean() }},
 		{name: "exact_resemblance", set: func(r *Pair, v parquet.Value) { r.ExactResemblance = optionalDouble(v) }},
 		{name: "bloom_resemblance", set: func(r *Pair, v parquet.Value) { r.BloomResemblance = optionalDouble(v) }},
+		{name: "dense_resemblance", newer: true, set: func(r *Pair, v parquet.Value) { r.DenseResemblance = optionalDouble(v) }},
 	})
 }
 

@@ -104,27 +104,40 @@ type Pair struct {
 	ExactResemblance     *float64 `parquet:"exact_resemblance,optional"`
 	ExactContainmentAInB *float64 `parquet:"exact_containment_a_in_b,optional"`
 	ExactContainmentBInA *float64 `parquet:"exact_containment_b_in_a,optional"`
+	// Under --verify=dense (the default), the resemblance estimated from
+	// the two documents' dense samples (sketch.Dense) for the pairs
+	// whose sketch estimate was too near the threshold to tell; null for
+	// the others.
+	DenseResemblance *float64 `parquet:"dense_resemblance,optional"`
 }
 
-// SetVerified sets the figures of the pair's verification, kind "bloom"
-// or "exact", when it was checked.
+// SetVerified sets the figures of the pair's verification, kind "bloom",
+// "exact" or "dense" (a resemblance only), when it was checked.
 func (p *Pair) SetVerified(kind string, checked bool, res, aInB, bInA float64) {
 	if !checked {
 		return
 	}
-	if kind == "bloom" {
+	switch kind {
+	case "dense":
+		p.DenseResemblance = &res
+		return
+	case "bloom":
 		p.BloomResemblance, p.BloomContainmentAInB, p.BloomContainmentBInA = &res, &aInB, &bInA
 		return
 	}
 	p.ExactResemblance, p.ExactContainmentAInB, p.ExactContainmentBInA = &res, &aInB, &bInA
 }
 
-// Verified returns the figures of the pair's verification of kind "bloom"
-// or "exact", and whether it has them.
+// Verified returns the figures of the pair's verification of kind "bloom",
+// "exact" or "dense" (whose containments are the sketch's estimates), and
+// whether it has them.
 func (p *Pair) Verified(kind string) (res float64, aInB, bInA *float64, ok bool) {
 	r, a, b := p.ExactResemblance, p.ExactContainmentAInB, p.ExactContainmentBInA
-	if kind == "bloom" {
+	switch kind {
+	case "bloom":
 		r, a, b = p.BloomResemblance, p.BloomContainmentAInB, p.BloomContainmentBInA
+	case "dense":
+		r, a, b = p.DenseResemblance, p.ContainmentAInB, p.ContainmentBInA
 	}
 	if r == nil {
 		return 0, nil, nil, false
@@ -141,6 +154,8 @@ func (p *Pair) LinkResemblance() float64 {
 		return *p.ExactResemblance
 	case p.BloomResemblance != nil:
 		return *p.BloomResemblance
+	case p.DenseResemblance != nil:
+		return *p.DenseResemblance
 	}
 	return p.Resemblance
 }

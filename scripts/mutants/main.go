@@ -114,6 +114,22 @@ var mutations = []mutation{
 		run:  "TestUncertain$",
 	},
 	{
+		name: "--verify=dense: a document's dense sample taken over half its shingles",
+		file: "features/rowsketch/rowsketch.go",
+		old:  "sketch.DefaultDense.Sample(rs.dense[:0], rs.shingles)",
+		new:  "sketch.DefaultDense.Sample(rs.dense[:0], rs.shingles[:len(rs.shingles)/2])",
+		pkgs: []string{"./pipelines"},
+		run:  "TestVerifyDense",
+	},
+	{
+		name: "--verify=auto: the uncertain pairs settled on dense samples only below a size",
+		file: "pipelines/neardup.go",
+		old:  "	case cfg.Policy.Containment == 0:",
+		new:  "	case cfg.Policy.Containment == 0 && inputBytes <= AutoVerifyBytes:",
+		pkgs: []string{"./pipelines"},
+		run:  "TestVerifyAuto",
+	},
+	{
 		name: "recluster of --verify=uncertain: the new policy taken for the one the pairs were verified at",
 		file: "transforms/config.go",
 		old:  "		l.VerifiedAt = c.SourcePolicy",

@@ -110,3 +110,24 @@ func decodeJob(b []byte) Job {
 func AppendJobs(dst []Job, b []byte) ([]Job, error) {
 	return appendFixed(dst, b, JobSize, "verify jobs", decodeJob)
 }
+
+// DenseFeatures is the Features record of a document's dense sample
+// (sketch.Dense): N its set's size, K how many values the sample holds,
+// and the 32-bit values two to a word, so that a sample travels at 4
+// bytes a value.
+func DenseFeatures(doc uint64, n int, sample []uint32) Features {
+	f := Features{Doc: doc, N: uint32(n), K: uint32(len(sample)), Values: make([]uint64, (len(sample)+1)/2)}
+	for i, v := range sample {
+		f.Values[i/2] |= uint64(v) << (32 * (i % 2))
+	}
+	return f
+}
+
+// DenseSample appends to dst the dense sample a DenseFeatures record
+// holds.
+func (f Features) DenseSample(dst []uint32) []uint32 {
+	for i := range int(f.K) {
+		dst = append(dst, uint32(f.Values[i/2]>>(32*(i%2))))
+	}
+	return dst
+}

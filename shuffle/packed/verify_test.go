@@ -3,6 +3,7 @@ package packed
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -44,5 +45,24 @@ func TestVerifyRecordsRoundTrip(t *testing.T) {
 	}
 	if _, err := AppendVerified(nil, bv[:len(bv)-1]); err == nil {
 		t.Error("a truncated verified batch decoded without error")
+	}
+}
+
+// TestDenseFeaturesRoundTrip: a dense sample of any length, odd ones
+// included, comes back whole through a Features record and its encoding.
+func TestDenseFeaturesRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 511, 512} {
+		sample := make([]uint32, n)
+		for i := range sample {
+			sample[i] = uint32(i)*2654435761 + 1<<31
+		}
+		f := DenseFeatures(42, 9000, sample)
+		got, err := AppendFeatures(nil, f.Append(nil))
+		if err != nil || len(got) != 1 || got[0].Doc != 42 || got[0].N != 9000 {
+			t.Fatalf("n=%d: %+v, %v", n, got, err)
+		}
+		if back := got[0].DenseSample([]uint32{7}); !slices.Equal(back[1:], sample) || back[0] != 7 || len(got[0].Values) != (n+1)/2 {
+			t.Errorf("n=%d: the sample came back as %v", n, back[1:])
+		}
 	}
 }
