@@ -160,8 +160,8 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		}
 		if rec != nil {
 			if dense != nil {
-				if x, ok := rs.Verifiable(rec.Doc); ok {
-					if err := dense.add(ctx, x); err != nil {
+				if n, sample, ok := rs.DenseSelection(); ok {
+					if err := dense.add(ctx, rec.Doc, n, sample); err != nil {
 						return err
 					}
 				}
@@ -264,16 +264,16 @@ type denseWriter struct {
 	first uint64 // the first document in buf
 }
 
-func (w *denseWriter) add(ctx context.Context, x packed.Features) error {
-	if len(w.buf) > 0 && (verifySlice(x.Doc) != verifySlice(w.first) || len(w.buf) >= denseFileBytes) {
+func (w *denseWriter) add(ctx context.Context, doc uint64, n int, sample []uint32) error {
+	if len(w.buf) > 0 && (verifySlice(doc) != verifySlice(w.first) || len(w.buf) >= denseFileBytes) {
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
 	}
 	if len(w.buf) == 0 {
-		w.first = x.Doc
+		w.first = doc
 	}
-	w.buf = x.Append(w.buf)
+	w.buf = packed.AppendDense(w.buf, doc, n, sample)
 	return nil
 }
 

@@ -418,8 +418,15 @@ func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresI
 		return nil, nil, err
 	}
 	byDoc := make(map[uint64]packed.Features, len(fs)+len(own))
+	var samples map[uint64][]uint32 // under VerifyDense: each sample sorted once
+	if f.Linking.Verification == settings.VerifyDense {
+		samples = make(map[uint64][]uint32, len(fs)+len(own))
+	}
 	for _, x := range append(fs, own...) {
 		byDoc[x.Doc] = x
+		if samples != nil {
+			samples[x.Doc] = sketch.Sorted(x.DenseSample(nil))
+		}
 	}
 	// The same order whatever order the shuffle delivered them in.
 	slices.SortFunc(jobs, func(x, y packed.Job) int { return packed.ComparePairs(x.Pair, y.Pair) })
@@ -433,7 +440,7 @@ func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresI
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			for i := c * verifyChunk; i < min(len(jobs), (c+1)*verifyChunk); i++ {
-				if vs[i], errs[c] = f.verifyPair(jobs[i].Pair, byDoc); errs[c] != nil {
+				if vs[i], errs[c] = f.verifyPair(jobs[i].Pair, byDoc, samples); errs[c] != nil {
 					return
 				}
 			}
@@ -448,14 +455,16 @@ func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresI
 	return jobs, vs, nil
 }
 
-func (f *verifySliceFn) verifyPair(p packed.Pair, byDoc map[uint64]packed.Features) (packed.Verified, error) {
+// verifyPair checks p on its documents' features, or under VerifyDense
+// on their sorted dense samples.
+func (f *verifySliceFn) verifyPair(p packed.Pair, byDoc map[uint64]packed.Features, samples map[uint64][]uint32) (packed.Verified, error) {
 	a, okA := byDoc[p.A]
 	b, okB := byDoc[p.B]
 	if !okA || !okB {
 		return packed.Verified{}, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
 	}
 	if f.Linking.Verification == settings.VerifyDense {
-		e := sketch.DefaultDense.Estimate(a.DenseSample(nil), b.DenseSample(nil), int(a.N), int(b.N))
+		e := sketch.DefaultDense.Estimate(samples[p.A], samples[p.B], int(a.N), int(b.N))
 		return packed.Verified{Pair: p, Resemblance: e.Resemblance, Checked: true}, nil
 	}
 	v, err := clusters.VerifyPair(a, b, f.Linking.Policy)

@@ -186,5 +186,3 @@ func firstDifferences(a, b [][2]string) []string {
 	}
 	return out
 }
-
-

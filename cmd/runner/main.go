@@ -452,6 +452,6 @@ func uncertainWarning(uncertain, links int64) string {
 	if uncertain == 0 || uncertain*20 <= links {
 		return ""
 	}
-	return fmt.Sprintf("neardup: warning: %d of the %d links (%.0f%%) rest on sketch estimates within %.1f standard errors of the threshold, too few samples to tell; --verify=uncertain checks them on the whole texts (docs/sketch-study.md)\n",
+	return fmt.Sprintf("neardup: warning: %d of the %d links (%.0f%%) rest on sketch estimates within %.1f standard errors of the threshold, too few samples to tell; --verify=dense (the default under a resemblance policy) settles them on denser samples, --verify=uncertain on the whole texts (docs/sketches.md)\n",
 		uncertain, links, 100*float64(uncertain)/float64(links), clusters.UncertainZ)
 }

@@ -79,10 +79,22 @@ func (rs *Sketcher) Verifiable(doc uint64) (packed.Features, bool) {
 		f := bloom.New(rs.shingles, rs.cfg.BloomBitsPerFeature())
 		return packed.Features{Doc: doc, N: f.N, K: uint32(f.K), Values: f.Bits}, true
 	case settings.VerifyDense:
-		rs.dense = sketch.DefaultDense.Sample(rs.dense[:0], rs.shingles)
-		return packed.DenseFeatures(doc, len(rs.shingles), rs.dense), true
+		n, sample, _ := rs.DenseSelection()
+		return packed.DenseFeatures(doc, n, sample), true
 	}
 	return packed.Features{Doc: doc, N: uint32(len(rs.shingles)), Values: rs.shingles}, true
+}
+
+// DenseSelection is what phase 1 keeps of the last Sketch's document
+// for its dense sample (sketch.Dense.Select, not sorted): its set's size
+// and the selection, valid until the next call; false when that document
+// had no features.
+func (rs *Sketcher) DenseSelection() (n int, sample []uint32, ok bool) {
+	if len(rs.shingles) == 0 {
+		return 0, nil, false
+	}
+	rs.dense = sketch.DefaultDense.Select(rs.dense[:0], rs.shingles)
+	return len(rs.shingles), rs.dense, true
 }
 
 // content returns the token hashes that make features: hashes without

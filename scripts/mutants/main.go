@@ -116,8 +116,8 @@ var mutations = []mutation{
 	{
 		name: "--verify=dense: a document's dense sample taken over half its shingles",
 		file: "features/rowsketch/rowsketch.go",
-		old:  "sketch.DefaultDense.Sample(rs.dense[:0], rs.shingles)",
-		new:  "sketch.DefaultDense.Sample(rs.dense[:0], rs.shingles[:len(rs.shingles)/2])",
+		old:  "sketch.DefaultDense.Select(rs.dense[:0], rs.shingles)",
+		new:  "sketch.DefaultDense.Select(rs.dense[:0], rs.shingles[:len(rs.shingles)/2])",
 		pkgs: []string{"./pipelines"},
 		run:  "TestVerifyDense",
 	},

@@ -28,8 +28,8 @@ type outcome struct {
 	dense         string // the dense variant, when one
 	verified      int    // candidate pairs verified exactly (dense: settled on the dense sample)
 	exactAfter    int    // dense variants: pairs verified exactly after the dense sample
-	docsVerified  int // representatives in at least one verified pair
-	linked, right int // linked pairs (after identical copies), and how many are exact pairs
+	docsVerified  int    // representatives in at least one verified pair
+	linked, right int    // linked pairs (after identical copies), and how many are exact pairs
 
 	// The false links between representatives (z = 0 only): the median
 	// samples their estimates rest on and their median exact resemblance.

@@ -123,6 +123,23 @@ func DenseFeatures(doc uint64, n int, sample []uint32) Features {
 	return f
 }
 
+// AppendDense appends to b the encoding of DenseFeatures(doc, n,
+// sample), without making the record.
+func AppendDense(b []byte, doc uint64, n int, sample []uint32) []byte {
+	b = le.AppendUint64(b, doc)
+	b = le.AppendUint32(b, uint32(n))
+	b = le.AppendUint32(b, uint32(len(sample)))
+	b = le.AppendUint32(b, uint32((len(sample)+1)/2))
+	for i := 0; i < len(sample); i += 2 {
+		w := uint64(sample[i])
+		if i+1 < len(sample) {
+			w |= uint64(sample[i+1]) << 32
+		}
+		b = le.AppendUint64(b, w)
+	}
+	return b
+}
+
 // DenseSample appends to dst the dense sample a DenseFeatures record
 // holds.
 func (f Features) DenseSample(dst []uint32) []uint32 {

@@ -57,6 +57,9 @@ func TestDenseFeaturesRoundTrip(t *testing.T) {
 			sample[i] = uint32(i)*2654435761 + 1<<31
 		}
 		f := DenseFeatures(42, 9000, sample)
+		if a, b := f.Append(nil), AppendDense(nil, 42, 9000, sample); !slices.Equal(a, b) {
+			t.Fatalf("n=%d: AppendDense encodes otherwise than the record", n)
+		}
 		got, err := AppendFeatures(nil, f.Append(nil))
 		if err != nil || len(got) != 1 || got[0].Doc != 42 || got[0].N != 9000 {
 			t.Fatalf("n=%d: %+v, %v", n, got, err)

@@ -59,6 +59,32 @@ func (d Dense) Sample(dst []uint32, set []uint64) []uint32 {
 	return dst[:start+min(d.K, len(s))]
 }
 
+// Select appends to dst what phase 1 keeps of a set for its dense sample:
+// the d.K smallest DenseValues (with a value two fingerprints share
+// counted twice, about once in 2^32 / |set|), in no order. Sorting is
+// left to Sorted, for the few documents whose samples are ever read: a
+// page has about as many shingles as K, and sorting them was most of
+// the sample's cost in phase 1.
+func (d Dense) Select(dst []uint32, set []uint64) []uint32 {
+	start := len(dst)
+	for _, x := range set {
+		dst = append(dst, DenseValue(x))
+	}
+	if s := dst[start:]; len(s) > d.K {
+		smallest(s, d.K)
+		dst = dst[:start+d.K]
+	}
+	return dst
+}
+
+// Sorted sorts a selection (Select) in place and drops repeated values:
+// the dense sample Estimate takes. It is Sample's result but when the K
+// smallest values held a repeated one, where it has one value fewer.
+func Sorted(s []uint32) []uint32 {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
 // smallest moves the k smallest values of s to its front (in no order)
 // and returns them: a quickselect, deterministic in its pivots.
 func smallest(s []uint32, k int) []uint32 {

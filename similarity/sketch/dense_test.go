@@ -47,6 +47,26 @@ func TestDenseSample(t *testing.T) {
 	}
 }
 
+// TestDenseSelect: Sorted(Select(set)) is the dense sample, whatever the
+// set's size.
+func TestDenseSelect(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	d := Dense{K: 64}
+	for _, n := range []int{0, 1, 63, 64, 65, 128, 129, 1000} {
+		set := make([]uint64, n)
+		for i := range set {
+			set[i] = r.Uint64()
+		}
+		sel := d.Select([]uint32{7}, set)
+		if sel[0] != 7 || len(sel)-1 != min(n, d.K) {
+			t.Fatalf("n=%d: Select kept %d values", n, len(sel)-1)
+		}
+		if got, want := Sorted(sel[1:]), denseRef(d, set); !slices.Equal(got, want) {
+			t.Errorf("n=%d: Sorted(Select) = %d values, want the %d of the definition", n, len(got), len(want))
+		}
+	}
+}
+
 // TestDenseValueIsAnotherOrder: the dense sample of a set is not its
 // smallest fingerprints (the sketches' order), or a pair chosen by its
 // sketch estimate would be judged on the same values.
@@ -148,8 +168,8 @@ func TestDenseEstimateUnbiased(t *testing.T) {
 	}
 }
 
-// BenchmarkDenseSample is the dense sample's cost in phase 1, per
-// document of n shingles (a news page is about 600).
+// BenchmarkDenseSample is the dense sample's cost in phase 1 (Select),
+// per document of n shingles (a news page is about 600).
 func BenchmarkDenseSample(b *testing.B) {
 	for _, n := range []int{100, 600, 5000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -161,7 +181,7 @@ func BenchmarkDenseSample(b *testing.B) {
 			var dst []uint32
 			b.ReportAllocs()
 			for b.Loop() {
-				dst = DefaultDense.Sample(dst[:0], set)
+				dst = DefaultDense.Select(dst[:0], set)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/shingle")
 		})
