@@ -39,24 +39,22 @@ func DenseValue(x uint64) uint32 { return uint32(fingerprint.Mix(x^denseSalt) >>
 // Two fingerprints of one set may share a 32-bit value (about one pair
 // in 2^32 / |set|); the sample keeps it once, as if the set had one
 // element fewer.
+//
+// It is the definition, for tests and offline tools; the pipeline keeps
+// Select's cheaper selection and sorts only the samples it reads back.
 func (d Dense) Sample(dst []uint32, set []uint64) []uint32 {
 	start := len(dst)
+	dst = appendDenseValues(dst, set)
+	s := Sorted(dst[start:])
+	return dst[:start+min(d.K, len(s))]
+}
+
+// appendDenseValues appends the DenseValue of every fingerprint of set.
+func appendDenseValues(dst []uint32, set []uint64) []uint32 {
 	for _, x := range set {
 		dst = append(dst, DenseValue(x))
 	}
-	s := dst[start:]
-	if len(s) > 2*d.K {
-		// Only the K smallest matter: select them before sorting. When
-		// they hold a value twice (a 32-bit collision) they may be fewer
-		// than K distinct, and the whole set is sorted after all.
-		k := slices.Compact(slices.Sorted(slices.Values(smallest(s, d.K))))
-		if len(k) == d.K {
-			return append(dst[:start], k...)
-		}
-	}
-	slices.Sort(s)
-	s = slices.Compact(s)
-	return dst[:start+min(d.K, len(s))]
+	return dst
 }
 
 // Select appends to dst what phase 1 keeps of a set for its dense sample:
@@ -67,9 +65,7 @@ func (d Dense) Sample(dst []uint32, set []uint64) []uint32 {
 // the sample's cost in phase 1.
 func (d Dense) Select(dst []uint32, set []uint64) []uint32 {
 	start := len(dst)
-	for _, x := range set {
-		dst = append(dst, DenseValue(x))
-	}
+	dst = appendDenseValues(dst, set)
 	if s := dst[start:]; len(s) > d.K {
 		smallest(s, d.K)
 		dst = dst[:start+d.K]
@@ -85,9 +81,9 @@ func Sorted(s []uint32) []uint32 {
 	return slices.Compact(s)
 }
 
-// smallest moves the k smallest values of s to its front (in no order)
-// and returns them: a quickselect, deterministic in its pivots.
-func smallest(s []uint32, k int) []uint32 {
+// smallest moves the k smallest values of s to its front (in no order):
+// a quickselect, deterministic in its pivots.
+func smallest(s []uint32, k int) {
 	lo, hi := 0, len(s)
 	for hi-lo > 1 {
 		p := s[lo+(hi-lo)/2]
@@ -112,10 +108,9 @@ func smallest(s []uint32, k int) []uint32 {
 		case k > gt:
 			lo = gt
 		default:
-			return s[:k]
+			return
 		}
 	}
-	return s[:k]
 }
 
 // Estimate is Broder's MIN_K estimate of the resemblance of A and B from
@@ -133,21 +128,7 @@ func (d Dense) Estimate(a, b []uint32, sizeA, sizeB int) FloorEstimate {
 	if whole {
 		limit = len(a) + len(b)
 	}
-	shared, n := 0, 0
-	i, j := 0, 0
-	for n < limit && (i < len(a) || j < len(b)) {
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			i++
-		case i == len(a) || b[j] < a[i]:
-			j++
-		default:
-			shared++
-			i++
-			j++
-		}
-		n++
-	}
+	shared, n := sharedInUnion(a, b, limit)
 	e := FloorEstimate{Samples: n}
 	if whole {
 		e.Universe = n

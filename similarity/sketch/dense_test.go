@@ -21,8 +21,7 @@ func denseRef(d Dense, set []uint64) []uint32 {
 }
 
 // TestDenseSample: the sample is the K smallest distinct values of the
-// set, whatever its size and order (the selection before the sort
-// included), appended after what dst holds.
+// set, whatever its size and order, appended after what dst holds.
 func TestDenseSample(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	d := Dense{K: 64}
@@ -64,6 +63,20 @@ func TestDenseSelect(t *testing.T) {
 		if got, want := Sorted(sel[1:]), denseRef(d, set); !slices.Equal(got, want) {
 			t.Errorf("n=%d: Sorted(Select) = %d values, want the %d of the definition", n, len(got), len(want))
 		}
+	}
+	// Many equal values (the quickselect's three-way partition): the K
+	// smallest, repeats counted.
+	set := make([]uint64, 3000)
+	for i := range set {
+		set[i] = uint64(i % 7)
+	}
+	var all []uint32
+	for _, x := range set {
+		all = append(all, DenseValue(x))
+	}
+	slices.Sort(all)
+	if got := slices.Sorted(slices.Values(d.Select(nil, set))); !slices.Equal(got, all[:d.K]) {
+		t.Errorf("repeated values: Select kept %v, want the %d smallest with their repeats", got, d.K)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sketch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -192,10 +193,19 @@ func Containment(shared, sizeA int) float64 {
 // |MIN_s(F(A)∪F(B)) ∩ F(A) ∩ F(B)| / |MIN_s(F(A)∪F(B))| computed directly
 // from two sorted sketches. It is 0 when both are empty.
 func MinResemblance(a, b []uint64, s int) float64 {
-	// Walk the merged order of a and b; the first s distinct values seen
-	// are MIN_s of the union, and a value is in both sketches exactly
-	// when the walk meets it in a and b at once.
-	union, shared := 0, 0
+	shared, union := sharedInUnion(a, b, s)
+	if union == 0 {
+		return 0
+	}
+	return float64(shared) / float64(union)
+}
+
+// sharedInUnion walks the merged order of two sorted sets of distinct
+// values: the first s distinct values seen (all of them when fewer) are
+// MIN_s of the union, and a value is in both exactly when the walk meets
+// it in a and b at once. It returns how many of those are in both, and
+// how many there are.
+func sharedInUnion[T cmp.Ordered](a, b []T, s int) (shared, union int) {
 	i, j := 0, 0
 	for union < s && (i < len(a) || j < len(b)) {
 		switch {
@@ -210,10 +220,7 @@ func MinResemblance(a, b []uint64, s int) float64 {
 		}
 		union++
 	}
-	if union == 0 {
-		return 0
-	}
-	return float64(shared) / float64(union)
+	return shared, union
 }
 
 // MinSharedInUnion computes the numerator of Broder's MIN_s estimate from
