@@ -95,9 +95,11 @@ func readResult(t *testing.T, dir string, m *output.Manifest, pol policy.Policy)
 		t.Fatal(err)
 	}
 	r.verified, r.sketch = was.Verification(), was.Sketch
-	if r.verifiedAt, r.uncertainOnly, err = settings.VerifiedAt(m.Settings["verify"]); err != nil {
+	var kind settings.Verify
+	if kind, r.verifiedAt, err = settings.VerifiedAt(m.Settings["verify"]); err != nil {
 		t.Fatal(err)
 	}
+	r.uncertainOnly = kind != ""
 	if r.docs, err = tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable); err != nil {
 		t.Fatal(err)
 	}

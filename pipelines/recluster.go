@@ -142,14 +142,13 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	// and pairs hold: its sketch, seed and verification.
 	var cfg transforms.Config
 	cfg.Mode, cfg.Verify, cfg.Policy, cfg.Partitions = settings.ModePairs, verification, opt.Policy, src.Partitions
-	if at, ok, err := settings.VerifiedAt(src.Settings["verify"]); err != nil {
+	if kind, at, err := settings.VerifiedAt(src.Settings["verify"]); err != nil {
 		return nil, fmt.Errorf("%s: %w", opt.From, err)
-	} else if ok {
+	} else if kind != "" {
 		// Its pairs uncertain at the policy it verified at (its own, or
 		// its source's if it is a recluster) were verified; the others
 		// keep their estimates.
-		kind, _, _ := strings.Cut(src.Settings["verify"], ":")
-		cfg.Verify, cfg.SourcePolicy = settings.Verify(kind), at
+		cfg.Verify, cfg.SourcePolicy = kind, at
 	}
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = AutoPartitions(src.InputBytes)

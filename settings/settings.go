@@ -218,19 +218,20 @@ func (c Config) Verification() Verify {
 	return ""
 }
 
-// VerifiedAt reads the policy a manifest's verify setting v (see
-// VerifySetting) verified the uncertain pairs at; ok is false when v is
-// not uncertain:POLICY or dense:POLICY.
-func VerifiedAt(v string) (p policy.Policy, ok bool, err error) {
-	kind, pol, _ := strings.Cut(v, ":")
-	if Verify(kind) != VerifyUncertain && Verify(kind) != VerifyDense {
-		return p, false, nil
+// VerifiedAt reads a manifest's verify setting v (see VerifySetting):
+// how the uncertain pairs were settled, VerifyUncertain or VerifyDense,
+// and the policy they were chosen at; kind is "" when v is neither
+// uncertain:POLICY nor dense:POLICY.
+func VerifiedAt(v string) (kind Verify, p policy.Policy, err error) {
+	k, pol, _ := strings.Cut(v, ":")
+	if kind = Verify(k); kind != VerifyUncertain && kind != VerifyDense {
+		return "", p, nil
 	}
 	p, err = policy.Parse(pol)
 	if err != nil {
-		return p, false, fmt.Errorf("verify %q: %w", v, err)
+		return "", p, fmt.Errorf("verify %q: %w", v, err)
 	}
-	return p, true, nil
+	return kind, p, nil
 }
 
 // UncertainOnly reports whether only the candidates whose sketch

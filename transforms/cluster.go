@@ -10,7 +10,6 @@ import (
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/io/tables"
-	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 )
 
@@ -117,12 +116,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			linked = f.Linking.Policy.Links(e) || f.Linking.LinksAll
 			keep = policy.Keep(e, linked)
 		} else {
-			ve := verifiedEstimates(v)
-			if f.Linking.Verification == settings.VerifyDense && v.Checked {
-				// A dense sample estimates resemblance only: the
-				// containments stay the sketch's.
-				ve.AInB, ve.BInA = aInB, bInA
-			}
+			ve := verifiedEstimates(v, f.Linking.Verification, aInB, bInA)
 			linked = f.Linking.Policy.Links(ve)
 			keep = policy.Keep(e, linked) || (v.Checked && policy.Keep(ve, linked))
 			row.SetVerified(string(f.Linking.Verification), v.Checked, v.Resemblance, v.AInB, v.BInA)

@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -281,11 +282,29 @@ func (w *denseWriter) flush(ctx context.Context) error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	name := store.Join(w.dir, fmt.Sprintf("%06d-%012d.dense", w.first>>40, w.first&(1<<40-1)))
+	name := store.Join(w.dir, denseFileName(w.first))
 	if err := store.WriteFile(ctx, name, w.buf); err != nil {
 		return err
 	}
 	w.emit(verifySlice(w.first), name)
 	w.buf = w.buf[:0]
 	return nil
+}
+
+// denseFileName names the dense samples file whose first document is
+// first: by its input file and row, so that the name says where in the
+// slice the file begins (denseFileFirst reads it back).
+func denseFileName(first uint64) string {
+	return fmt.Sprintf("%06d-%012d.dense", first>>40, first&(1<<40-1))
+}
+
+// denseFileFirst is the first document of the dense samples file named
+// name (a path ending in a denseFileName).
+func denseFileFirst(name string) (uint64, error) {
+	var file int
+	var row int64
+	if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d.dense", &file, &row); err != nil {
+		return 0, fmt.Errorf("a dense samples file named %q: %w", name, err)
+	}
+	return crawl.DocID(file, row), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/internal/beamtest"
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -228,5 +229,21 @@ func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 		if !link.sizesMayLink(1, 100) {
 			t.Errorf("%+v: skipped a pair it must count", link)
 		}
+	}
+}
+
+// TestDenseFileNames: Verify finds where a dense samples file begins from
+// the name phase 1 gave it, on any store.
+func TestDenseFileNames(t *testing.T) {
+	for _, doc := range []uint64{0, crawl.DocID(0, 16383), crawl.DocID(7, 1<<39), crawl.DocID(999999, 123456789012)} {
+		for _, dir := range []string{"/tmp/out/_temporary/r/dense", "s3://bucket/a b/_temporary/r/dense"} {
+			got, err := denseFileFirst(dir + "/" + denseFileName(doc))
+			if err != nil || got != doc {
+				t.Errorf("%d in %s: read back as %d, %v", doc, dir, got, err)
+			}
+		}
+	}
+	if _, err := denseFileFirst("/tmp/x/part-0.parquet"); err == nil {
+		t.Error("a name that is not a dense samples file read as one")
 	}
 }

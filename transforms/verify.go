@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path"
 	"slices"
 	"sync"
 
@@ -266,11 +265,11 @@ func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config,
 	}
 	fs := make([]denseFile, len(files))
 	for i, name := range files {
-		var file, row uint64
-		if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d.dense", &file, &row); err != nil {
-			return nil, fmt.Errorf("verify: a dense samples file named %q: %w", name, err)
+		first, err := denseFileFirst(name)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
 		}
-		fs[i] = denseFile{name, file<<40 | row}
+		fs[i] = denseFile{name, first}
 	}
 	slices.SortFunc(fs, func(x, y denseFile) int { return cmp.Compare(x.first, y.first) })
 	found := make(map[uint64]packed.Features, len(docs))
@@ -502,11 +501,16 @@ func (f *gatherVerifiedFn) ProcessElement(ctx context.Context, part int, passedI
 	return nil
 }
 
-// verifiedEstimates are what a pair's verification says, for the policy:
-// the zero Estimates when its filters proved it below.
-func verifiedEstimates(v packed.Verified) policy.Estimates {
+// verifiedEstimates are what a pair's verification of this kind says,
+// for the policy: the zero Estimates when its filters proved it below.
+// A dense sample estimates resemblance only, so under VerifyDense the
+// containments are the sketch's, sketchAInB and sketchBInA.
+func verifiedEstimates(v packed.Verified, kind settings.Verify, sketchAInB, sketchBInA *float64) policy.Estimates {
 	if !v.Checked {
 		return policy.Estimates{Shared: int(v.Count)}
+	}
+	if kind == settings.VerifyDense {
+		return policy.Estimates{Shared: int(v.Count), Resemblance: v.Resemblance, AInB: sketchAInB, BInA: sketchBInA}
 	}
 	return policy.Estimates{Shared: int(v.Count), Resemblance: v.Resemblance, AInB: &v.AInB, BInA: &v.BInA}
 }

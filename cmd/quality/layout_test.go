@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -61,14 +62,12 @@ func linkedVerified(t testing.TB, input string, names map[string]bool, verify se
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := readCorpus(context.Background(), input, columns(corpus{glob: input}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The docs table carries each row's id column: no second reading of
+	// the input to name the documents.
 	name := map[uint64]string{}
-	for _, d := range docs {
-		if names[d.Name] {
-			name[d.ID] = d.Name
+	for _, d := range res.docs {
+		if d.ID != nil && names[*d.ID] {
+			name[uint64(d.DocID)] = *d.ID
 		}
 	}
 	var out [][2]string
@@ -79,12 +78,7 @@ func linkedVerified(t testing.TB, input string, names map[string]bool, verify se
 			out = append(out, [2]string{min(a, b), max(a, b)})
 		}
 	}
-	slices.SortFunc(out, func(x, y [2]string) int {
-		if x[0] != y[0] {
-			return compareStrings(x[0], y[0])
-		}
-		return compareStrings(x[1], y[1])
-	})
+	slices.SortFunc(out, comparePairs)
 	dense := 0
 	for _, p := range res.pairs {
 		if p.DenseResemblance != nil {
@@ -94,14 +88,9 @@ func linkedVerified(t testing.TB, input string, names map[string]bool, verify se
 	return out, dense
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+// comparePairs orders pairs of ids by their first id, then their second.
+func comparePairs(x, y [2]string) int {
+	return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
 }
 
 // TestSameDecisionInEveryLayout is issue 39's check that cannot drift:
@@ -165,12 +154,7 @@ func TestSameDecisionInEveryLayout(t *testing.T) {
 // firstDifferences lists a few pairs in one of a and b but not the other.
 func firstDifferences(a, b [][2]string) []string {
 	in := func(xs [][2]string, x [2]string) bool {
-		_, ok := slices.BinarySearchFunc(xs, x, func(p, q [2]string) int {
-			if c := compareStrings(p[0], q[0]); c != 0 {
-				return c
-			}
-			return compareStrings(p[1], q[1])
-		})
+		_, ok := slices.BinarySearchFunc(xs, x, comparePairs)
 		return ok
 	}
 	var out []string

@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -253,9 +252,9 @@ func main() {
 		fmt.Printf("neardup: %d identical groups (%d copies skipped), %d pairs counted, %d linked\n",
 			c["identical_groups"], c["identical_skipped"], c["pairs"], c["links"])
 	}
-	if at, ok, _ := settings.VerifiedAt(m.Settings["verify"]); ok && !recluster {
+	if kind, at, _ := settings.VerifiedAt(m.Settings["verify"]); kind != "" && !recluster {
 		how := "verified on their documents' whole texts"
-		if strings.HasPrefix(m.Settings["verify"], string(settings.VerifyDense)+":") {
+		if kind == settings.VerifyDense {
 			how = "settled on denser samples of their documents"
 		}
 		fmt.Printf("neardup: %d pairs too near the threshold to tell %s (%s)\n",
