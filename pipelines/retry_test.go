@@ -20,6 +20,8 @@ import (
 	"github.com/neardup/neardup/internal/faultstore"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/transforms"
 )
 
 // withRunJob runs the test with the launcher's job runner replaced.
@@ -30,11 +32,20 @@ func withRunJob(t *testing.T, run func(ctx context.Context, p *beam.Pipeline) (b
 	t.Cleanup(func() { runJob = saved })
 }
 
+// runnerDefaults is cmd/runner's defaults, the verification included: the
+// run phase 1 writes dense samples in (--verify=auto), so that retried
+// bundles, concurrent attempts and live outputs cover those files too.
+func runnerDefaults() transforms.Config {
+	cfg := defaultConfig()
+	cfg.Verify = settings.Default().Verify
+	return cfg
+}
+
 // reference is a plain run of the sample, the tables the others must equal.
 func reference(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()}); err != nil {
+	if _, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: runnerDefaults()}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -71,7 +82,7 @@ func TestBundlesRunTwice(t *testing.T) {
 				return beamx.RunWithMetrics(ctx, p)
 			})
 			dir := t.TempDir()
-			m, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+			m, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: runnerDefaults()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,6 +91,9 @@ func TestBundlesRunTwice(t *testing.T) {
 			}
 			if m.Counts["input_rows"] != 3000 || m.Counts["docs_written"] != 3000 {
 				t.Errorf("input rows %d, docs rows %d; want 3000 each (every bundle's rows once)", m.Counts["input_rows"], m.Counts["docs_written"])
+			}
+			if kind, _, _ := settings.VerifiedAt(m.Settings["verify"]); kind != settings.VerifyDense || m.Counts["pairs_verified"] == 0 {
+				t.Errorf("verify %q, %d pairs verified: the run wrote and read no dense samples", m.Settings["verify"], m.Counts["pairs_verified"])
 			}
 			exp := filepath.Join(t.TempDir(), "export")
 			em, err := Export(context.Background(), ExportOptions{From: ref, Output: exp})
@@ -115,10 +129,10 @@ func TestSecondRunIntoLiveOutput(t *testing.T) {
 		// The job has written every shard; its launcher has not yet
 		// published them. Now the second run.
 		runJob = beamx.RunWithMetrics
-		_, second = Run(ctx, Options{Input: "../testdata/crawl/part-00000.parquet", Output: dir, Config: defaultConfig()})
+		_, second = Run(ctx, Options{Input: "../testdata/crawl/part-00000.parquet", Output: dir, Config: runnerDefaults()})
 		return res, err
 	})
-	m, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+	m, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: runnerDefaults()})
 	if err != nil {
 		t.Fatalf("the first run: %v", err)
 	}
@@ -148,7 +162,7 @@ func TestRunWhoseFilesWereRemovedFails(t *testing.T) {
 		os.Remove(shards[0])
 		return res, err
 	})
-	_, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+	_, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: runnerDefaults()})
 	if err == nil || !strings.Contains(err.Error(), "nothing was published") {
 		t.Fatalf("Run = %v; want it to fail, publishing nothing", err)
 	}
@@ -168,7 +182,7 @@ func TestPublicationResumesAfterAFailedCopy(t *testing.T) {
 	local := filepath.Join(t.TempDir(), "out")
 	dir := faultstore.Name(local)
 	remove := faultstore.FailCopies(filepath.Join(local, tables.DocsTable, tables.ShardName(2)), faultstore.Always)
-	_, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: defaultConfig()})
+	_, err := Run(context.Background(), Options{Input: sampleGlob, Output: dir, Config: runnerDefaults()})
 	remove()
 	if !errors.Is(err, output.ErrUnfinished) || !strings.Contains(err.Error(), "runner publish --output") {
 		t.Fatalf("Run with a failing copy = %v; want an unfinished publication, saying how to finish it", err)
@@ -247,11 +261,11 @@ func TestLocalPathsRefusedWithRemoteWorkers(t *testing.T) {
 	abs, _ := filepath.Abs(sampleGlob)
 	commands := map[string]func(out string) error{
 		"run": func(out string) error {
-			_, err := Run(ctx, Options{Input: abs, Output: out, Config: defaultConfig()})
+			_, err := Run(ctx, Options{Input: abs, Output: out, Config: runnerDefaults()})
 			return err
 		},
 		"update": func(out string) error {
-			_, err := Update(ctx, UpdateOptions{From: from, Options: Options{Input: abs, Output: out, Config: defaultConfig()}})
+			_, err := Update(ctx, UpdateOptions{From: from, Options: Options{Input: abs, Output: out, Config: runnerDefaults()}})
 			return err
 		},
 		"recluster": func(out string) error {
