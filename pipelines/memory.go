@@ -12,6 +12,9 @@ import (
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/similarity/sketch"
+	"github.com/neardup/neardup/transforms"
 )
 
 // The memory the embedded runner needs, per byte of text: its live set,
@@ -103,3 +106,76 @@ func fitWarning(textBytes, free int64) string {
 }
 
 func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
+
+// featuresPerTextByte bounds a page's features per byte of its text: its
+// distinct 4-word shingles number 0.12-0.17 per byte on the shared
+// corpora (0.17 on multilingual-docs, whose CJK pages have short tokens).
+const featuresPerTextByte = 0.25
+
+// verifyCost is what verifying a run costs beyond it: the features phase
+// 1 writes to the temporary folder for Verify, and the most that one
+// verifying thread holds of them (two input slices' features, read and
+// decoded).
+type verifyCost struct {
+	written, held int64
+}
+
+// verifyCostOf estimates the verification cfg asks for, over textBytes
+// of text in rows rows, from the average page; nothing when it verifies
+// nothing.
+func verifyCostOf(cfg settings.Config, textBytes, rows int64) verifyCost {
+	kind := cfg.Verification()
+	if kind == "" || rows <= 0 {
+		return verifyCost{}
+	}
+	features := featuresPerTextByte * float64(textBytes) / float64(rows)
+	var page float64 // a page's record
+	switch kind {
+	case settings.VerifyDense:
+		page = 4 * min(features, float64(sketch.DefaultDense.K))
+	case settings.VerifyBloom:
+		page = features * float64(cfg.BloomBitsPerFeature()) / 8
+	default:
+		page = 8 * features
+	}
+	page += 20 // packed.Features' header
+	held := 2 * float64(min(rows, transforms.VerifySliceRows)) * page * 2
+	return verifyCost{written: int64(float64(rows) * page), held: int64(held)}
+}
+
+// checkVerifyFits says before the run what its verification will write
+// and hold, and on the embedded runner refuses a verification that would
+// not fit this machine's free memory beside the run it verifies.
+func checkVerifyFits(cfg transforms.Config, textBytes, rows int64) error {
+	cost := verifyCostOf(cfg.Config, textBytes, rows)
+	if cost == (verifyCost{}) {
+		return nil
+	}
+	fmt.Fprint(progressOut, verifyStatement(cfg.Verification(), cost, cfg.Lanes))
+	if !embeddedRunner() {
+		return nil
+	}
+	return verifyRefusal(cfg.Verification(), cost, cfg.Lanes, textBytes, memlimit.ReadMachine().Free())
+}
+
+// verifyStatement is the line that says a run's verification's cost up
+// front.
+func verifyStatement(kind settings.Verify, cost verifyCost, lanes int) string {
+	return fmt.Sprintf("neardup: verification (%s) writes about %s of features to the temporary folder; each of the %d verifying threads holds at most about %s of them.\n",
+		kind, gb(cost.written), max(lanes, 1), gb(cost.held))
+}
+
+// verifyRefusal is nil when a run over textBytes of text and its
+// verification fit in free bytes (0: unknown) on the embedded runner, or
+// when the run alone does not (fitWarning says so, and what to do);
+// otherwise the error that refuses the run, with the figures and what to
+// do.
+func verifyRefusal(kind settings.Verify, cost verifyCost, lanes int, textBytes, free int64) error {
+	run, verify := neededBytes(textBytes), int64(max(lanes, 1))*cost.held
+	if free <= 0 || run > free || run+verify <= free {
+		return nil
+	}
+	return fmt.Errorf("verification (%s) would hold about %s (%d threads, %s each: two input slices of %d rows' features) beside the run's %s, "+
+		"and this machine has %s free: run with --verify=dense, whose samples are at most 2 KB a page, or --lanes=1, or on a cluster runner (docs/cluster.md)",
+		kind, gb(verify), max(lanes, 1), gb(cost.held), transforms.VerifySliceRows, gb(run), gb(free))
+}

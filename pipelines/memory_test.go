@@ -2,11 +2,15 @@ package pipelines
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/settings"
 )
 
 // TestFitWarning: the launcher says nothing when the run fits, and when
@@ -58,5 +62,100 @@ func TestInputTextBytes(t *testing.T) {
 	}
 	if gotRows != rows {
 		t.Errorf("readFooters: %d rows, want the %d read", gotRows, rows)
+	}
+}
+
+// TestVerifyCostBoundsWhatIsWritten: the estimate of the features phase
+// 1 writes for each verification is at least what it writes (a record of
+// 20 bytes and, per feature, 8 bytes exact, a bit per bit of the Bloom
+// filter, a 32-bit value of at most 512 dense), and not more than three
+// times that, on the sample and on the real corpora: the pages' features
+// are counted here, row by row, by rowsketch.
+func TestVerifyCostBoundsWhatIsWritten(t *testing.T) {
+	ctx := context.Background()
+	inputs := append([]string{sampleGlob}, shareddata.Paths(t, "multilingual-docs.parquet", "deb-copyright.parquet", "deb-manpages.parquet", "cc-main-2019-30-sample.parquet")...)
+	for _, input := range inputs {
+		files, err := filepath.Glob(input)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %v, %d files", input, err, len(files))
+		}
+		cfg := defaultConfig()
+		rs, err := rowsketch.New(cfg.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[settings.Verify]float64{}
+		for i, f := range files {
+			splits, err := crawl.Splits(ctx, i, f, cfg.Columns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sp := range splits {
+				err := crawl.ReadSplit(ctx, sp, cfg.Columns, func(r crawl.Row) error {
+					doc, _, _ := rs.Sketch(sp, r)
+					if n := float64(doc.ShingleCount); n > 0 {
+						want[settings.VerifyExact] += 20 + 8*n
+						want[settings.VerifyBloom] += 20 + 8*math.Ceil(n*8/64)
+						want[settings.VerifyDense] += 20 + 8*math.Ceil(min(n, 512)/2)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rows, text := readFooters(ctx, files, cfg.Columns)
+		for kind, w := range want {
+			cfg.Verify = kind
+			got := float64(verifyCostOf(cfg.Config, text, rows).written)
+			if got < w || got > 3*w {
+				t.Errorf("%s, --verify=%s: estimated %.0f bytes of features, writes %.0f", filepath.Base(input), kind, got, w)
+			}
+		}
+	}
+}
+
+// TestVerifyRefusal: on the embedded runner a verification that would
+// not fit beside its run is refused before it, with the figures and what
+// to do; one that fits, or a machine that says nothing, or a run that
+// does not fit anyway (the fit warning's), is not. A dense sample's cost
+// does not grow with the pages' length.
+func TestVerifyRefusal(t *testing.T) {
+	const gbytes = 1_000_000_000
+	cfg := defaultConfig()
+	cost := func(kind settings.Verify, text, rows int64) verifyCost {
+		cfg.Verify = kind
+		return verifyCostOf(cfg.Config, text, rows)
+	}
+	// 16 GB of 1 MB pages: a slice of 16,384 rows holds 16 GB of text,
+	// whose shingles exact verification holds twice.
+	long := cost(settings.VerifyExact, 16*gbytes, 16_000)
+	if err := verifyRefusal(settings.VerifyExact, long, 2, 16*gbytes, 0); err != nil {
+		t.Errorf("nothing known of the machine: refused: %v", err)
+	}
+	if err := verifyRefusal(settings.VerifyExact, long, 2, 16*gbytes, 8*gbytes); err != nil {
+		t.Errorf("a run that does not fit anyway: refused by verification: %v", err)
+	}
+	err := verifyRefusal(settings.VerifyExact, long, 2, 16*gbytes, 24*gbytes)
+	if err == nil {
+		t.Fatalf("exact verification holding %d bytes a thread beside a 14 GB run on 24 GB: not refused", long.held)
+	}
+	for _, want := range []string{"verification (exact)", "24.0 GB free", "--verify=dense", "cluster runner"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal does not say %q: %v", want, err)
+		}
+	}
+	dense := cost(settings.VerifyDense, 16*gbytes, 16_000)
+	if err := verifyRefusal(settings.VerifyDense, dense, 2, 16*gbytes, 24*gbytes); err != nil {
+		t.Errorf("dense samples of long pages: refused: %v", err)
+	}
+	// Dense: two slices of 16,384 pages of at most 512 values of 4 bytes
+	// and a header, read and decoded: 2 x 16,384 x 2,068 x 2 bytes.
+	if got, max := dense.held, int64(2*16384*2068*2); got > max || got < max/2 {
+		t.Errorf("dense samples of 1 MB pages: %d bytes held a thread, want at most %d", got, max)
+	}
+	if short := cost(settings.VerifyExact, 1*gbytes, 300_000); verifyRefusal(settings.VerifyExact, short, 2, 1*gbytes, 24*gbytes) != nil {
+		t.Errorf("exact verification of 1 GB of 3 KB pages on 24 GB: refused (%d bytes a thread)", short.held)
 	}
 }

@@ -39,7 +39,7 @@ import (
 func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, equiv, ranks, sites, dense := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
+	meta, sketches, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
 	if cfg.Templates.On() {
 		sketches = transforms.SiteTemplates(s, sites, sketches, cfg.Templates, cand, place) // each site's template dropped
 	}
@@ -52,7 +52,7 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
 	}
 	if cfg.Verification() != "" {
-		pairs = transforms.Verify(s, pairs, files, dense, cfg.Config, link, place) // candidates checked on dense samples or whole feature sets
+		pairs = transforms.Verify(s, pairs, files, features, cfg.Config, link, place) // candidates checked on dense samples or whole feature sets
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
@@ -130,6 +130,10 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, total)
 	resolveVerify(&cfg, total)
+	cfg.Lanes = lanes(cfg.Lanes)
+	if err := checkVerifyFits(cfg, m.InputTextBytes, rows); err != nil {
+		return nil, err
+	}
 	cfg.LatestSweep = cfg.Sweep
 	m.Settings = Settings(cfg)
 
@@ -139,7 +143,6 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	out.Expect = expect(cfg, rows, cfg.Mode != settings.ModeSuperShingle)
-	cfg.Lanes = lanes(cfg.Lanes)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, inputFiles(m.Inputs, 0), cfg) })
 	return m, explain(err, cfg.Columns)
 }

@@ -42,7 +42,7 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, _, ranks, _, dense := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
+	meta, sketches, _, ranks, _, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)
@@ -51,7 +51,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	if cfg.Verification() != "" {
 		// The uncertain pairs checked on their documents, the index's
 		// read again from its inputs.
-		pairs = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), dense, cfg.Config, link, place)
+		pairs = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), features, cfg.Config, link, place)
 	}
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
@@ -128,6 +128,10 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if err := updatable(opt.From, src, cfg); err != nil {
 		return nil, err
 	}
+	cfg.Lanes = lanes(cfg.Lanes)
+	if err := checkVerifyFits(cfg, m.InputTextBytes, rows); err != nil {
+		return nil, err
+	}
 	// A multiple of the index's partition count, so that each keyed step
 	// finds the index's records of its partition in one shard.
 	if cfg.Partitions <= 0 {
@@ -166,7 +170,6 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	out.Expect = expect(cfg, indexRows+rows, true) // the index's rows and the new ones
-	cfg.Lanes = lanes(cfg.Lanes)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })
 	return m, explain(err, cfg.Columns)

@@ -120,6 +120,9 @@ func TestVerifyExact(t *testing.T) {
 			if checked < 50 {
 				t.Fatalf("only %d pairs checked", checked)
 			}
+			if n := r.manifest.Counts["verify_docs_reread"]; n != 0 {
+				t.Errorf("%d documents read from the input again: phase 1's features files should hold every one", n)
+			}
 			if v == settings.VerifyUncertain {
 				if want := "uncertain:resemblance:0.5"; r.manifest.Settings["verify"] != want {
 					t.Errorf("verify setting %q, want %q", r.manifest.Settings["verify"], want)

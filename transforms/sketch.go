@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/featurefile"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
@@ -51,19 +52,19 @@ func init() {
 // document when cfg.Keep ranks documents (empty otherwise); and sites,
 // PCollection<KV<int, []byte>> of packed.SiteCount batches for
 // SiteTemplates under cfg.Templates (empty otherwise), when the sketches of
-// pages with a site are keyed by the site's partition. (Verify reads
-// the features of the documents it needs again; they do not travel from
-// here.) Under
+// pages with a site are keyed by the site's partition. Under
 // cfg.SkipBadFiles a bad row group (crawl.IsBadInput) is recorded under
 // place.TempDir; a failed read fails the bundle all the same.
 //
-// Under --verify=dense it also writes every sketched document's dense
-// sample (sketch.Dense, as packed.DenseFeatures records in row order)
-// under place.TempDir, in files of at most one verify slice each, and
-// returns their names in dense, PCollection<KV<int, string>> keyed by
-// verify slice, for Verify (empty otherwise). The samples travel no
-// shuffle: only the few that Verify needs are read back.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites, dense beam.PCollection) {
+// Under any --verify it also writes every sketched document's features
+// for verification (rowsketch.Sketcher.Verifiable: its dense sample under
+// --verify=dense, its Bloom filter under bloom, its whole feature set
+// otherwise, as packed.Features records in row order) under
+// place.TempDir, in files of at most one verify slice each, and returns
+// their names in features, PCollection<KV<int, string>> keyed by verify
+// slice, for Verify (empty otherwise). The features travel no shuffle:
+// each verifying worker reads back those it needs.
+func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites, features beam.PCollection) {
 	s = s.Scope("Sketch")
 	outs := beam.ParDoN(s, &sketchFn{Settings: cfg, Partitions: place.Partitions, TempDir: place.TempDir}, splits)
 	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5]
@@ -85,11 +86,11 @@ type sketchOut struct {
 	sketches, equiv, ranks, sites *batcher
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitDense func(int, string)) {
+func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitDense func(int, string)) error {
+func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
@@ -114,7 +115,7 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitDense func(int, string)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Partitions
 	if f.out == nil {
@@ -133,9 +134,9 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	if err != nil {
 		return err
 	}
-	var dense *denseWriter
-	if f.Settings.Verification() == settings.VerifyDense && f.TempDir != "" {
-		dense = &denseWriter{dir: store.Join(f.TempDir, DenseDir), emit: emitDense}
+	var verifiable *featuresWriter
+	if f.Settings.Verification() != "" && f.TempDir != "" {
+		verifiable = &featuresWriter{dir: store.Join(f.TempDir, FeaturesDir), emit: emitFeatures}
 	}
 	next := sp.FirstRow // the first row not yet read
 	keepRow := func(doc tables.Doc) {
@@ -160,11 +161,9 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nRejected++
 		}
 		if rec != nil {
-			if dense != nil {
-				if n, sample, ok := rs.DenseSelection(); ok {
-					if err := dense.add(ctx, rec.Doc, n, sample); err != nil {
-						return err
-					}
+			if verifiable != nil {
+				if err := verifiable.add(ctx, rec.Doc, rs); err != nil {
+					return err
 				}
 			}
 			for level, k := range keys {
@@ -212,8 +211,8 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 			nRejected++
 		}
 	}
-	if dense != nil {
-		if err := dense.flush(ctx); err != nil {
+	if verifiable != nil {
+		if err := verifiable.flush(ctx); err != nil {
 			return err
 		}
 	}
@@ -246,65 +245,65 @@ func optional(s string) *string {
 	return &s
 }
 
-// DenseDir is the folder under a run's temporary folder that holds the
-// dense samples phase 1 writes under --verify=dense.
-const DenseDir = "dense"
+// FeaturesDir is the folder under a run's temporary folder that holds
+// the features for verification phase 1 writes under any --verify.
+const FeaturesDir = "features"
 
-// denseFileBytes is where a dense samples file is cut even inside one
-// verify slice, so that phase 1 holds at most that much of them.
-const denseFileBytes = 4 << 20
+// featuresFileBytes is where a features file is cut even inside one
+// verify slice, so that phase 1 holds at most that much of them and a
+// verifying worker that needs a few documents reads a small file.
+const featuresFileBytes = 4 << 20
 
-// denseWriter gathers one split's dense samples into files, each of one
-// verify slice and at most denseFileBytes, named by the file and row of
-// their first document (so a retried bundle writes the same files), and
-// emits each file's name keyed by its slice once it is written.
-type denseWriter struct {
-	dir   string
-	emit  func(int, string)
-	buf   []byte
-	first uint64 // the first document in buf
+// featuresWriter gathers one split's features for verification into
+// files (package featurefile), each of one verify slice and at most
+// featuresFileBytes, named by the file and row of their first document
+// (so a retried bundle writes the same files), and emits each file's name
+// keyed by its slice once it is written.
+type featuresWriter struct {
+	dir  string
+	emit func(int, string)
+	file featurefile.Builder
 }
 
-func (w *denseWriter) add(ctx context.Context, doc uint64, n int, sample []uint32) error {
-	if len(w.buf) > 0 && (verifySlice(doc) != verifySlice(w.first) || len(w.buf) >= denseFileBytes) {
+// add adds doc's features from rs, the Sketcher that sketched it last.
+func (w *featuresWriter) add(ctx context.Context, doc uint64, rs *rowsketch.Sketcher) error {
+	if !w.file.Empty() && (verifySlice(doc) != verifySlice(w.file.First()) || w.file.Len() >= featuresFileBytes) {
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
 	}
-	if len(w.buf) == 0 {
-		w.first = doc
-	}
-	w.buf = packed.AppendDense(w.buf, doc, n, sample)
+	w.file.Append(doc, func(b []byte) ([]byte, bool) { return rs.AppendVerifiable(b, doc) })
 	return nil
 }
 
-func (w *denseWriter) flush(ctx context.Context) error {
-	if len(w.buf) == 0 {
+func (w *featuresWriter) flush(ctx context.Context) error {
+	if w.file.Empty() {
 		return nil
 	}
-	name := store.Join(w.dir, denseFileName(w.first))
-	if err := store.WriteFile(ctx, name, w.buf); err != nil {
+	first := w.file.First()
+	name := store.Join(w.dir, featuresFileName(first))
+	if err := store.WriteFile(ctx, name, w.file.Bytes()); err != nil {
 		return err
 	}
-	w.emit(verifySlice(w.first), name)
-	w.buf = w.buf[:0]
+	w.emit(verifySlice(first), name)
+	w.file.Reset()
 	return nil
 }
 
-// denseFileName names the dense samples file whose first document is
+// featuresFileName names the features file whose first document is
 // first: by its input file and row, so that the name says where in the
-// slice the file begins (denseFileFirst reads it back).
-func denseFileName(first uint64) string {
-	return fmt.Sprintf("%06d-%012d.dense", first>>40, first&(1<<40-1))
+// slice the file begins (featuresFileFirst reads it back).
+func featuresFileName(first uint64) string {
+	return fmt.Sprintf("%06d-%012d.features", first>>40, first&(1<<40-1))
 }
 
-// denseFileFirst is the first document of the dense samples file named
-// name (a path ending in a denseFileName).
-func denseFileFirst(name string) (uint64, error) {
+// featuresFileFirst is the first document of the features file named
+// name (a path ending in a featuresFileName).
+func featuresFileFirst(name string) (uint64, error) {
 	var file int
 	var row int64
-	if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d.dense", &file, &row); err != nil {
-		return 0, fmt.Errorf("a dense samples file named %q: %w", name, err)
+	if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d.features", &file, &row); err != nil {
+		return 0, fmt.Errorf("a features file named %q: %w", name, err)
 	}
 	return crawl.DocID(file, row), nil
 }

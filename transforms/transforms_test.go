@@ -232,18 +232,18 @@ func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 	}
 }
 
-// TestDenseFileNames: Verify finds where a dense samples file begins from
+// TestFeaturesFileNames: Verify finds where a features file begins from
 // the name phase 1 gave it, on any store.
-func TestDenseFileNames(t *testing.T) {
+func TestFeaturesFileNames(t *testing.T) {
 	for _, doc := range []uint64{0, crawl.DocID(0, 16383), crawl.DocID(7, 1<<39), crawl.DocID(999999, 123456789012)} {
-		for _, dir := range []string{"/tmp/out/_temporary/r/dense", "s3://bucket/a b/_temporary/r/dense"} {
-			got, err := denseFileFirst(dir + "/" + denseFileName(doc))
+		for _, dir := range []string{"/tmp/out/_temporary/r/features", "s3://bucket/a b/_temporary/r/features"} {
+			got, err := featuresFileFirst(dir + "/" + featuresFileName(doc))
 			if err != nil || got != doc {
 				t.Errorf("%d in %s: read back as %d, %v", doc, dir, got, err)
 			}
 		}
 	}
-	if _, err := denseFileFirst("/tmp/x/part-0.parquet"); err == nil {
-		t.Error("a name that is not a dense samples file read as one")
+	if _, err := featuresFileFirst("/tmp/x/part-0.parquet"); err == nil {
+		t.Error("a name that is not a features file read as one")
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/io/crawl"
-	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/featurefile"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -24,13 +24,15 @@ import (
 var (
 	pairsVerified = beam.NewCounter(Namespace, "pairs_verified")
 	pairsPruned   = beam.NewCounter(Namespace, "pairs_verify_pruned")
+	verifyReread  = beam.NewCounter(Namespace, "verify_docs_reread")
 	verifyTime    = newPhaseTimer("verify")
 )
 
 func init() {
 	register.DoFn6x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), func(int, []byte), error](&routePairsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, []byte), error](&shipFeaturesFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*string) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, string), error](&shipNamesFn{})
+	register.Emitter2[int, string]()
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
 	register.Iter1[string]()
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&gatherVerifiedFn{})
 }
@@ -39,42 +41,37 @@ func init() {
 // sets (settings.Config.Verification), as clusters.VerifyPair does under
 // link's policy: exactly, with ppjoin+'s verification (simjoin.Overlap,
 // its suffix and positional filters), or through their Bloom filters
-// (bloom.Compare). Under link.UncertainOnly it checks only the pairs
+// (bloom.Compare), or under --verify=dense on their dense samples
+// (sketch.Dense). Under link.UncertainOnly it checks only the pairs
 // whose sketch estimates are uncertain (clusters.Uncertain), and the
 // others pass unchecked. It takes the counted pairs of PairCount or
 // SuperShingles, PCollection<KV<int, []byte>> by pair partition, and
-// returns PCollection<KV<int, []byte>> of packed.Verified batches by pair
+// features, the names of the features files Sketch wrote,
+// PCollection<KV<int, string>> by verify slice, and returns
+// PCollection<KV<int, []byte>> of packed.Verified batches by pair
 // partition, one per partition, for Cluster.
 //
-// The features are read again from the input (files, in the order their
-// doc IDs number them), for the candidates' documents only, and the
-// pairs go to the features rather than the features to the pairs: each
-// pair to verify goes to the input slice of one of its documents, its
-// home (either, by the pair's hash, so that the work spreads), and the
-// slice of the other document, when it is another, sends that
-// document's features there once, however many of its pairs that slice
-// verifies. Each home reads its own documents' features from the input
-// and verifies its pairs, and the verified pairs go back to their pair
-// partitions. So a document's features travel at most once to each
-// other slice holding one of its partners, and not at all to its own:
-// candidates within one slice (16,384 rows) move no features. Sending
-// the features to every pair partition holding one of their pairs
-// instead carried every document to every partition when documents have
-// hundreds of candidates (245 MB shuffled for the 17 MB of
-// multilingual-docs under --verify=exact, and 25 s of its 30).
+// The features travel no shuffle, so that what a run holds does not
+// grow with how many slices a document's pairs reach: each pair to
+// verify goes to the input slice (16,384 rows) of one of its documents,
+// its home (either, by the pair's hash, so that the work spreads), with
+// the names of the files of every slice its home's pairs reach; the home
+// reads its own documents' features, then, one partner slice at a time,
+// the few records its pairs need from that slice's files (package
+// featurefile: the index, then ranged reads), verifies those pairs and
+// lets them go. So a home holds at most two slices' features (VerifyHeld
+// says how much, before the run). Shipping the features through the
+// shuffle instead held every document's once for each slice that needed
+// it: 24 GB for a gigabyte under --verify=exact.
 //
-// Under --verify=dense the features are the documents' dense samples
-// (sketch.Dense), read from the files Sketch wrote, dense (its
-// PCollection<KV<int, string>> of file names by verify slice), rather
-// than from the input; a document none of them holds (an update's index
-// documents) is read from the input again and sampled. The pair's
-// figure is then the dense samples' resemblance estimate.
-func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, dense beam.PCollection, cfg settings.Config, link Linking, place Placement) beam.PCollection {
+// A document no file holds (an update's index documents, or a run
+// without a temporary folder) is read from the input again.
+func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, features beam.PCollection, cfg settings.Config, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("Verify")
 	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link, Partitions: place.Partitions}, pairs)
-	shipped := beam.ParDo(s, &shipFeaturesFn{Inputs: files, Settings: cfg, Lanes: place.Lanes}, beam.CoGroupByKey(s, asks, dense))
+	names := beam.ParDo(s, &shipNamesFn{}, beam.CoGroupByKey(s, asks, features))
 	checked, tallies := beam.ParDo2(s, &verifySliceFn{Inputs: files, Settings: cfg, Linking: link, Partitions: place.Partitions, Lanes: place.Lanes},
-		beam.CoGroupByKey(s, jobs, shipped, dense))
+		beam.CoGroupByKey(s, jobs, names))
 	writeTallies(s, "verify", place.TempDir, tallies)
 	// One batch per pair partition again (WritePairs writes a shard each).
 	return beam.ParDo(s, &gatherVerifiedFn{}, beam.CoGroupByKey(s, passed, checked))
@@ -84,6 +81,10 @@ func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, dense beam.
 // a file whose numbers agree but for their low 14 bits (16,384 rows), so
 // the documents of a slice have the same doc >> verifySliceBits.
 const verifySliceBits = 14
+
+// VerifySliceRows is how many input rows a verify slice holds: a home
+// holds the features of at most two slices' documents.
+const VerifySliceRows = 1 << verifySliceBits
 
 // verifySlice is the key of the input slice holding doc.
 func verifySlice(doc uint64) int { return int(doc >> verifySliceBits) }
@@ -97,25 +98,37 @@ func verifyHome(p packed.Pair) int {
 	return verifySlice(p.B)
 }
 
+// partnerSlice is the slice of the document of p that is not in home,
+// or home when both are.
+func partnerSlice(p packed.Pair, home int) int {
+	if s := verifySlice(p.A); s != home {
+		return s
+	}
+	return verifySlice(p.B)
+}
+
 // routePairsFn sends every pair to verify (Linking.verifiesPair), with
-// its pair partition, to its home slice (jobs), and asks the slice of a
-// document outside the home for its features there (asks: <doc, home>
-// arcs). The pairs it does not verify go on to their partition (passed).
+// its pair partition, to its home slice (jobs), and asks each slice its
+// home's pairs reach, the home's own included, for the names of its
+// features files (asks: <slice, home> arcs). The pairs it does not
+// verify go on to their partition (passed).
 type routePairsFn struct {
 	Linking    Linking
 	Partitions int
 	jobs, asks *keyedBatcher // the bundle's
 	passed     *batcher      // the bundle's
+	asked      map[packed.Arc]bool
 }
 
 func (f *routePairsFn) StartBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
-	f.jobs, f.asks, f.passed = nil, nil, nil
+	f.jobs, f.asks, f.passed, f.asked = nil, nil, nil, nil
 }
 
 func (f *routePairsFn) FinishBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
 	finishKeyed(&f.jobs, ctx, jobs)
 	finishKeyed(&f.asks, ctx, asks)
 	finishBatcher(&f.passed, ctx, passed)
+	f.asked = nil
 }
 
 func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, jobs, asks, passed func(int, []byte)) error {
@@ -123,8 +136,11 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 	if err != nil {
 		return err
 	}
-	var arcs []packed.Arc
+	if f.asked == nil {
+		f.asked = make(map[packed.Arc]bool)
+	}
 	jobOut := bundleKeyed(&f.jobs, ctx, "verify_jobs", jobs)
+	askOut := bundleKeyed(&f.asks, ctx, "verify_asks", asks)
 	passedOut := bundleBatcher(&f.passed, ctx, "verify_passed", f.Partitions, passed)
 	for _, p := range pairs {
 		if !f.Linking.verifiesPair(p) {
@@ -133,77 +149,38 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 		}
 		home := verifyHome(p)
 		jobOut.add(home, packed.Job{Pair: p, Part: uint32(part)})
-		for _, doc := range [2]uint64{p.A, p.B} {
-			if verifySlice(doc) != home {
-				arcs = append(arcs, packed.Arc{U: doc, V: uint64(home)})
+		for _, slice := range [2]int{home, partnerSlice(p, home)} {
+			if a := (packed.Arc{U: uint64(slice), V: uint64(home)}); !f.asked[a] {
+				f.asked[a] = true
+				askOut.add(slice, a)
 			}
-		}
-	}
-	slices.SortFunc(arcs, compareArcs)
-	askOut := bundleKeyed(&f.asks, ctx, "verify_asks", asks)
-	for i, a := range arcs {
-		if i == 0 || a != arcs[i-1] {
-			askOut.add(verifySlice(a.U), a)
 		}
 	}
 	return nil
 }
 
-func compareArcs(x, y packed.Arc) int {
-	return cmp.Or(cmp.Compare(x.U, y.U), cmp.Compare(x.V, y.V))
-}
+// shipNamesFn sends the names of one slice's features files to each home
+// slice that asked for them.
+type shipNamesFn struct{}
 
-// shipFeaturesFn reads, for one input slice, the rows its asks name,
-// makes their features and sends each once to each home slice that
-// asked for it.
-type shipFeaturesFn struct {
-	Inputs   []InputFile
-	Settings settings.Config // phase 1's (see rowsketch.New)
-	Lanes    int
-	out      *keyedBatcher // the bundle's
-	lanes    lanes[func(int, []byte)]
-}
-
-func (f *shipFeaturesFn) StartBundle(ctx context.Context, emit func(int, []byte)) {
-	f.lanes.reset()
-	f.out = nil
-}
-
-func (f *shipFeaturesFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
-	if err := f.lanes.finish(ctx, emit); err != nil {
+func (f *shipNamesFn) ProcessElement(ctx context.Context, slice int, asksIt func(*[]byte) bool, namesIt func(*string) bool, emit func(int, string)) error {
+	asks, err := decodeBatches(asksIt, packed.AppendArcs)
+	if err != nil {
 		return err
 	}
-	finishKeyed(&f.out, ctx, emit)
+	names := drainStrings(namesIt)
+	slices.Sort(names)
+	homes := make([]uint64, 0, len(asks))
+	for _, a := range asks {
+		homes = append(homes, a.V)
+	}
+	slices.Sort(homes)
+	for _, home := range slices.Compact(homes) {
+		for _, name := range names {
+			emit(int(home), name)
+		}
+	}
 	return nil
-}
-
-func (f *shipFeaturesFn) ProcessElement(ctx context.Context, slice int, asksIt func(*[]byte) bool, denseIt func(*string) bool, emit func(int, []byte)) error {
-	asksIt = hold(asksIt)
-	denseFiles := drainStrings(denseIt)
-	return f.lanes.timed(ctx, f.Lanes, emit, verifyTime, func() (laneOut[func(int, []byte)], error) {
-		asks, err := decodeBatches(asksIt, packed.AppendArcs)
-		if err != nil {
-			return nil, err
-		}
-		slices.SortFunc(asks, compareArcs)
-		docs := make([]uint64, 0, len(asks))
-		for i, a := range asks {
-			if i == 0 || a.U != asks[i-1].U {
-				docs = append(docs, a.U)
-			}
-		}
-		fs, err := sliceFeatures(ctx, f.Inputs, f.Settings, slice, docs, denseFiles)
-		return func(ctx context.Context, emit func(int, []byte)) error {
-			out := bundleKeyed(&f.out, ctx, "verify_features", emit)
-			for i, j := 0, 0; i < len(asks); i++ {
-				for fs[j].Doc != asks[i].U {
-					j++
-				}
-				out.add(int(asks[i].V), fs[j])
-			}
-			return nil
-		}, err
-	})
 }
 
 // readFeatures reads the rows of docs (sorted, distinct, all in slice)
@@ -212,6 +189,7 @@ func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, 
 	if len(docs) == 0 {
 		return nil, nil
 	}
+	verifyReread.Inc(ctx, int64(len(docs)))
 	rows := make([]int64, len(docs))
 	for i, doc := range docs {
 		if verifySlice(doc) != slice {
@@ -249,29 +227,29 @@ func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, 
 }
 
 // sliceFeatures returns the features of docs (sorted, distinct, all in
-// slice) as readFeatures does, but under VerifyDense from the dense
-// samples files (of this slice) first: only the files whose documents
-// may include one of docs are read, and a document none holds is read
-// from the input.
+// slice) as readFeatures does, but from the slice's features files
+// first: only the files whose documents may include one of docs are
+// read, and of them only those documents' records. A document none holds
+// is read from the input.
 func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, files []string) ([]packed.Features, error) {
-	if cfg.Verification() != settings.VerifyDense || len(files) == 0 || len(docs) == 0 {
+	if len(files) == 0 || len(docs) == 0 {
 		return readFeatures(ctx, inputs, cfg, slice, docs)
 	}
 	// A file holds the documents from its first (named) up to the next
 	// file's first.
-	type denseFile struct {
+	type featuresFile struct {
 		name  string
 		first uint64
 	}
-	fs := make([]denseFile, len(files))
+	fs := make([]featuresFile, len(files))
 	for i, name := range files {
-		first, err := denseFileFirst(name)
+		first, err := featuresFileFirst(name)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		fs[i] = denseFile{name, first}
+		fs[i] = featuresFile{name, first}
 	}
-	slices.SortFunc(fs, func(x, y denseFile) int { return cmp.Compare(x.first, y.first) })
+	slices.SortFunc(fs, func(x, y featuresFile) int { return cmp.Compare(x.first, y.first) })
 	found := make(map[uint64]packed.Features, len(docs))
 	for i, fl := range fs {
 		lo := fl.first
@@ -279,22 +257,17 @@ func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config,
 		if i+1 < len(fs) {
 			hi = fs[i+1].first
 		}
-		j, _ := slices.BinarySearch(docs, lo)
-		if j == len(docs) || docs[j] >= hi {
+		from, _ := slices.BinarySearch(docs, lo)
+		to, _ := slices.BinarySearch(docs, hi)
+		if from == to {
 			continue
 		}
-		b, err := store.ReadFile(ctx, fl.name)
+		xs, err := featurefile.Read(ctx, fl.name, docs[from:to])
 		if err != nil {
 			return nil, err
 		}
-		xs, err := packed.AppendFeatures(nil, b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fl.name, err)
-		}
 		for _, x := range xs {
-			if _, ok := slices.BinarySearch(docs, x.Doc); ok {
-				found[x.Doc] = x
-			}
+			found[x.Doc] = x
 		}
 	}
 	var missing []uint64
@@ -319,8 +292,8 @@ func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config,
 	return out, nil
 }
 
-// drainStrings reads a grouped iterable of strings whole (the names of a
-// slice's dense samples files: a few).
+// drainStrings reads a grouped iterable of strings whole (the names of
+// the features files a home reads: a few per slice).
 func drainStrings(it func(*string) bool) []string {
 	var out []string
 	var s string
@@ -330,9 +303,9 @@ func drainStrings(it func(*string) bool) []string {
 	return out
 }
 
-// verifySliceFn meets, on one home slice, its pairs to verify and the
-// features sent from other slices, reads its own documents' features,
-// verifies each pair and sends it back to its pair partition.
+// verifySliceFn verifies one home slice's pairs: it reads its own
+// documents' features, then each partner slice's in turn, from the files
+// named, and sends each pair back to its pair partition.
 type verifySliceFn struct {
 	Inputs     []InputFile
 	Settings   settings.Config
@@ -363,11 +336,11 @@ func (f *verifySliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 	return nil
 }
 
-func (f *verifySliceFn) ProcessElement(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool, denseIt func(*string) bool, emit func(int, []byte), tally func(string, int64)) error {
-	jobsIt, featuresIt = hold(jobsIt), hold(featuresIt)
-	denseFiles := drainStrings(denseIt)
+func (f *verifySliceFn) ProcessElement(ctx context.Context, home int, jobsIt func(*[]byte) bool, namesIt func(*string) bool, emit func(int, []byte), tally func(string, int64)) error {
+	jobsIt = hold(jobsIt)
+	names := drainStrings(namesIt)
 	return f.lanes.timed(ctx, f.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
-		jobs, vs, err := f.verify(ctx, slice, jobsIt, featuresIt, denseFiles)
+		jobs, vs, err := f.verify(ctx, home, jobsIt, names)
 		return func(ctx context.Context, emit verifyEmit) error {
 			out := bundleBatcher(&f.out, ctx, "verified", f.Partitions, emit.pairs)
 			var checked, pruned int64
@@ -391,45 +364,68 @@ func (f *verifySliceFn) ProcessElement(ctx context.Context, slice int, jobsIt, f
 // verifyChunk is how many pairs one goroutine verifies at a time.
 const verifyChunk = 4096
 
-// verify returns the slice's jobs in a fixed order and their
-// verifications: on up to Lanes goroutines, since a small crawl is one
-// slice.
-func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresIt func(*[]byte) bool, denseFiles []string) ([]packed.Job, []packed.Verified, error) {
+// verify returns the home slice's jobs in a fixed order and their
+// verifications: the pairs of one partner slice at a time, each on up to
+// Lanes goroutines, since a small crawl is one slice.
+func (f *verifySliceFn) verify(ctx context.Context, home int, jobsIt func(*[]byte) bool, names []string) ([]packed.Job, []packed.Verified, error) {
 	jobs, err := decodeBatches(jobsIt, packed.AppendJobs)
 	if err != nil {
 		return nil, nil, err
 	}
-	fs, err := decodeBatches(featuresIt, packed.AppendFeatures)
-	if err != nil {
-		return nil, nil, err
+	files := make(map[int][]string)
+	for _, name := range names {
+		first, err := featuresFileFirst(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("verify: %w", err)
+		}
+		files[verifySlice(first)] = append(files[verifySlice(first)], name)
 	}
-	var local []uint64
+	need := make(map[int][]uint64)
 	for _, j := range jobs {
 		for _, doc := range [2]uint64{j.A, j.B} {
-			if verifySlice(doc) == slice {
-				local = append(local, doc)
-			}
+			need[verifySlice(doc)] = append(need[verifySlice(doc)], doc)
 		}
 	}
-	slices.Sort(local)
-	own, err := sliceFeatures(ctx, f.Inputs, f.Settings, slice, slices.Compact(local), denseFiles)
+	for s, docs := range need {
+		slices.Sort(docs)
+		need[s] = slices.Compact(docs)
+	}
+	// The same order whatever order the shuffle delivered them in: by
+	// partner slice, then pair.
+	slices.SortFunc(jobs, func(x, y packed.Job) int {
+		return cmp.Or(cmp.Compare(partnerSlice(x.Pair, home), partnerSlice(y.Pair, home)), packed.ComparePairs(x.Pair, y.Pair))
+	})
+	held := newHeldFeatures(f.Linking.Verification == settings.VerifyDense)
+	own, err := sliceFeatures(ctx, f.Inputs, f.Settings, home, need[home], files[home])
 	if err != nil {
 		return nil, nil, err
 	}
-	byDoc := make(map[uint64]packed.Features, len(fs)+len(own))
-	var samples map[uint64][]uint32 // under VerifyDense: each sample sorted once
-	if f.Linking.Verification == settings.VerifyDense {
-		samples = make(map[uint64][]uint32, len(fs)+len(own))
-	}
-	for _, x := range append(fs, own...) {
-		byDoc[x.Doc] = x
-		if samples != nil {
-			samples[x.Doc] = sketch.Sorted(x.DenseSample(nil))
-		}
-	}
-	// The same order whatever order the shuffle delivered them in.
-	slices.SortFunc(jobs, func(x, y packed.Job) int { return packed.ComparePairs(x.Pair, y.Pair) })
+	held.add(own)
 	vs := make([]packed.Verified, len(jobs))
+	for i := 0; i < len(jobs); {
+		partner := partnerSlice(jobs[i].Pair, home)
+		n := i + 1
+		for n < len(jobs) && partnerSlice(jobs[n].Pair, home) == partner {
+			n++
+		}
+		var theirs []packed.Features
+		if partner != home {
+			if theirs, err = sliceFeatures(ctx, f.Inputs, f.Settings, partner, need[partner], files[partner]); err != nil {
+				return nil, nil, err
+			}
+			held.add(theirs)
+		}
+		if err := f.verifyEach(jobs[i:n], vs[i:n], held); err != nil {
+			return nil, nil, err
+		}
+		held.drop(theirs)
+		i = n
+	}
+	return jobs, vs, nil
+}
+
+// verifyEach verifies jobs into vs on up to Lanes goroutines.
+func (f *verifySliceFn) verifyEach(jobs []packed.Job, vs []packed.Verified, held *heldFeatures) error {
 	errs := make([]error, (len(jobs)+verifyChunk-1)/verifyChunk)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(f.Lanes, 1))
@@ -439,7 +435,7 @@ func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresI
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			for i := c * verifyChunk; i < min(len(jobs), (c+1)*verifyChunk); i++ {
-				if vs[i], errs[c] = f.verifyPair(jobs[i].Pair, byDoc, samples); errs[c] != nil {
+				if vs[i], errs[c] = f.verifyPair(jobs[i].Pair, held); errs[c] != nil {
 					return
 				}
 			}
@@ -448,22 +444,54 @@ func (f *verifySliceFn) verify(ctx context.Context, slice int, jobsIt, featuresI
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	return jobs, vs, nil
+	return nil
+}
+
+// heldFeatures is what a home holds: its own documents' features and
+// one partner slice's, by document, and under VerifyDense each sample
+// sorted once.
+type heldFeatures struct {
+	byDoc   map[uint64]packed.Features
+	samples map[uint64][]uint32
+}
+
+func newHeldFeatures(dense bool) *heldFeatures {
+	h := &heldFeatures{byDoc: make(map[uint64]packed.Features)}
+	if dense {
+		h.samples = make(map[uint64][]uint32)
+	}
+	return h
+}
+
+func (h *heldFeatures) add(fs []packed.Features) {
+	for _, x := range fs {
+		h.byDoc[x.Doc] = x
+		if h.samples != nil {
+			h.samples[x.Doc] = sketch.Sorted(x.DenseSample(nil))
+		}
+	}
+}
+
+func (h *heldFeatures) drop(fs []packed.Features) {
+	for _, x := range fs {
+		delete(h.byDoc, x.Doc)
+		delete(h.samples, x.Doc)
+	}
 }
 
 // verifyPair checks p on its documents' features, or under VerifyDense
 // on their sorted dense samples.
-func (f *verifySliceFn) verifyPair(p packed.Pair, byDoc map[uint64]packed.Features, samples map[uint64][]uint32) (packed.Verified, error) {
-	a, okA := byDoc[p.A]
-	b, okB := byDoc[p.B]
+func (f *verifySliceFn) verifyPair(p packed.Pair, held *heldFeatures) (packed.Verified, error) {
+	a, okA := held.byDoc[p.A]
+	b, okB := held.byDoc[p.B]
 	if !okA || !okB {
-		return packed.Verified{}, fmt.Errorf("verify: the features of a document of pair (%d, %d) did not arrive", p.A, p.B)
+		return packed.Verified{}, fmt.Errorf("verify: the features of a document of pair (%d, %d) were not read", p.A, p.B)
 	}
 	if f.Linking.Verification == settings.VerifyDense {
-		e := sketch.DefaultDense.Estimate(samples[p.A], samples[p.B], int(a.N), int(b.N))
+		e := sketch.DefaultDense.Estimate(held.samples[p.A], held.samples[p.B], int(a.N), int(b.N))
 		return packed.Verified{Pair: p, Resemblance: e.Resemblance, Checked: true}, nil
 	}
 	v, err := clusters.VerifyPair(a, b, f.Linking.Policy)

@@ -85,6 +85,24 @@ func (rs *Sketcher) Verifiable(doc uint64) (packed.Features, bool) {
 	return packed.Features{Doc: doc, N: uint32(len(rs.shingles)), Values: rs.shingles}, true
 }
 
+// AppendVerifiable appends to b the encoding of Verifiable(doc) (what
+// phase 1 writes for Verify), without making the record of a dense
+// sample; false, and b as it was, when that document had no features.
+func (rs *Sketcher) AppendVerifiable(b []byte, doc uint64) ([]byte, bool) {
+	if rs.cfg.Verification() == settings.VerifyDense {
+		n, sample, ok := rs.DenseSelection()
+		if !ok {
+			return b, false
+		}
+		return packed.AppendDense(b, doc, n, sample), true
+	}
+	x, ok := rs.Verifiable(doc)
+	if !ok {
+		return b, false
+	}
+	return x.Append(b), true
+}
+
 // DenseSelection is what phase 1 keeps of the last Sketch's document
 // for its dense sample (sketch.Dense.Select, not sorted): its set's size
 // and the selection, valid until the next call; false when that document

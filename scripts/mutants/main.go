@@ -122,6 +122,22 @@ var mutations = []mutation{
 		run:  "TestVerifyDense",
 	},
 	{
+		name: "verify: phase 1 writes no features files, so every document is read from the input again",
+		file: "transforms/sketch.go",
+		old:  "if f.Settings.Verification() != \"\" && f.TempDir != \"\" {",
+		new:  "if false {",
+		pkgs: []string{"./pipelines"},
+		run:  "TestVerifyExact",
+	},
+	{
+		name: "featurefile: a record read up to the index, not to the next record",
+		file: "io/featurefile/featurefile.go",
+		old:  "to = int64(le.Uint64(index[(i+1)*entrySize+8:]))",
+		new:  "to = indexAt",
+		pkgs: []string{"./io/featurefile"},
+		run:  "TestReadWhatWasWritten",
+	},
+	{
 		name: "--verify=auto: the uncertain pairs settled on dense samples only below a size",
 		file: "pipelines/neardup.go",
 		old:  "	case cfg.Policy.Containment == 0:",
