@@ -81,7 +81,9 @@ func TestReadWhatWasWritten(t *testing.T) {
 	}
 }
 
-func equalValues(a, b []uint64) bool { return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b)) }
+func equalValues(a, b []uint64) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
+}
 
 func sortUnique(docs *[]uint64) {
 	d := *docs
