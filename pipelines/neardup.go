@@ -51,10 +51,11 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 		lists, _ := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
 		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
 	}
+	var checked beam.PCollection
 	if cfg.Verification() != "" {
-		pairs = transforms.Verify(s, pairs, files, features, cfg.Config, link, place) // candidates checked on dense samples or whole feature sets
+		pairs, checked = transforms.Verify(s, pairs, files, features, cfg.Config, link, place) // candidates checked on dense samples or whole feature sets
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, checked, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // redirects join their targets' clusters
 	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)

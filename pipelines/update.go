@@ -48,12 +48,13 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)
 	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place)                      // phase 2
 	pairs, carried := transforms.UpdatePairs(s, lists, recapped, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
+	var checked beam.PCollection
 	if cfg.Verification() != "" {
 		// The uncertain pairs checked on their documents, the index's
 		// read again from its inputs.
-		pairs = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), features, cfg.Config, link, place)
+		pairs, checked = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), features, cfg.Config, link, place)
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, beam.Flatten(s, copies, oldCopies),
+	pairRows, assignments, stats := transforms.Cluster(s, pairs, checked, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
 	// Redirects followed again over the whole, old and new rows (Zhu et

@@ -29,7 +29,7 @@ var (
 
 func init() {
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(string), error](&assembleFn{})
-	register.DoFn4x1[context.Context, int, []byte, func(string), error](&writePairsFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writePairsFn{})
 	register.Emitter1[string]()
 }
 
@@ -160,8 +160,9 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	return files, counts, output.WriteRecord(ctx, f.TempDir, "assemble", part, counts, receipts...)
 }
 
-// WritePairs takes the pairs-table rows of Cluster and writes, per pair
-// partition, one pairs shard and one contained shard (the pairs where one
+// WritePairs takes the pairs-table rows of Cluster (at most two batches
+// per pair partition: the pairs Verify passed and those it checked) and
+// writes, per pair partition, sorted by pair, one pairs shard and one contained shard (the pairs where one
 // document is contained in the other at least at the containment
 // threshold of link's policy, policy.DefaultContained when it has none;
 // none under --pairs=linked with a resemblance-only policy, whose pairs
@@ -170,7 +171,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 // the shard files written.
 func WritePairs(s beam.Scope, rows beam.PCollection, link Linking, place Placement) beam.PCollection {
 	s = s.Scope("WritePairs")
-	files := beam.ParDo(s, &writePairsFn{Linking: link, TempDir: place.TempDir, Write: place.Write}, rows)
+	files := beam.ParDo(s, &writePairsFn{Linking: link, TempDir: place.TempDir, Write: place.Write}, beam.GroupByKey(s, rows))
 	drain(s, files)
 	return files
 }
@@ -181,12 +182,17 @@ type writePairsFn struct {
 	Write   tables.Selection // of pairs and contained, the tables it writes
 }
 
-func (f *writePairsFn) ProcessElement(ctx context.Context, part int, b []byte, emit func(string)) error {
+func (f *writePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
 	defer outputTime.done(ctx, time.Now())
-	rows, err := tables.Decode[tables.Pair](nil, b)
-	if err != nil {
-		return err
+	var rows []tables.Pair
+	var b []byte
+	for batches(&b) {
+		var err error
+		if rows, err = tables.Decode(rows, b); err != nil {
+			return err
+		}
 	}
+	slices.SortFunc(rows, func(x, y tables.Pair) int { return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB)) })
 	counts := map[string]int64{"pairs_written": 0, "contained_written": 0}
 	var receipts []output.Receipt
 	if f.Write.Has(tables.PairsTable) {

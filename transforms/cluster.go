@@ -26,8 +26,10 @@ func init() {
 	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&estimateFn{})
 }
 
-// Cluster is phase 4. It takes the counted pairs of PairCount (or of
-// Verify, when link.Verification is set), the identical copies and
+// Cluster is phase 4. It takes the counted pairs of PairCount, or the
+// pairs Verify passed and those it checked (checked: not valid when the
+// run verifies nothing), a batch per pair partition of each, the
+// identical copies and
 // representatives' sketches of Identical and the documents' ranks of
 // Sketch. Each pair is estimated (clusters.Estimate) and link decides
 // whether it links its documents; Components then gives the connected
@@ -38,9 +40,14 @@ func init() {
 //
 // In an update (up), carried are more links: those of the index's pairs
 // shards carried over as they are (IndexPairs).
-func Cluster(s beam.Scope, pairs, copies, ranks, reps beam.PCollection, link Linking, clu Clustering, up Update, place Placement, carried ...beam.PCollection) (pairRows, assignments, stats beam.PCollection) {
+func Cluster(s beam.Scope, pairs, checked, copies, ranks, reps beam.PCollection, link Linking, clu Clustering, up Update, place Placement, carried ...beam.PCollection) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
 	pairRows, links := beam.ParDo2(s, &estimateFn{Linking: link, Partitions: place.Partitions, TempDir: place.TempDir}, pairs)
+	if checked.IsValid() {
+		checkedRows, checkedLinks := beam.ParDo2(s, &estimateFn{Linking: link, Partitions: place.Partitions, TempDir: place.TempDir, Checked: true}, checked)
+		pairRows = beam.Flatten(s, pairRows, checkedRows)
+		carried = append(carried, checkedLinks)
+	}
 	if len(carried) > 0 {
 		links = beam.Flatten(s, append([]beam.PCollection{links}, carried...)...)
 	}
@@ -61,6 +68,7 @@ type estimateFn struct {
 	Linking    Linking
 	Partitions int
 	TempDir    string // where its counts go (writeKeyTally)
+	Checked    bool   // its batches are Verify's checked pairs, packed.Verified
 	linksOut
 }
 
@@ -83,7 +91,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 	defer phase4Time.done(ctx, time.Now())
 	var pairs []packed.Verified
 	var err error
-	if f.Linking.Verification != "" {
+	if f.Checked {
 		pairs, err = packed.AppendVerified(nil, batch)
 	} else {
 		var ps []packed.Pair
@@ -139,7 +147,11 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			rows = append(rows, row)
 		}
 	}
-	if err := writeKeyTally(ctx, f.TempDir, "estimate", part, countLinks(ctx, nLinks, nUncertain, int64(len(rows)))); err != nil {
+	step := "estimate"
+	if f.Checked {
+		step = "estimate_checked"
+	}
+	if err := writeKeyTally(ctx, f.TempDir, step, part, countLinks(ctx, nLinks, nUncertain, int64(len(rows)))); err != nil {
 		return err
 	}
 	if len(rows) > 0 {

@@ -34,7 +34,7 @@ func init() {
 	register.Emitter2[int, string]()
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
 	register.Iter1[string]()
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&gatherVerifiedFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&gatherVerifiedFn{})
 }
 
 // Verify checks the candidate pairs on the two documents' whole feature
@@ -45,11 +45,13 @@ func init() {
 // (sketch.Dense). Under link.UncertainOnly it checks only the pairs
 // whose sketch estimates are uncertain (clusters.Uncertain), and the
 // others pass unchecked. It takes the counted pairs of PairCount or
-// SuperShingles, PCollection<KV<int, []byte>> by pair partition, and
-// features, the names of the features files Sketch wrote,
-// PCollection<KV<int, string>> by verify slice, and returns
-// PCollection<KV<int, []byte>> of packed.Verified batches by pair
-// partition, one per partition, for Cluster.
+// SuperShingles, PCollection<KV<int, []byte>> of packed.Pair batches,
+// one per pair partition, and features, the names of the features files
+// Sketch wrote, PCollection<KV<int, string>> by verify slice. It returns,
+// for Cluster, passed, the pairs it does not check, as they came (a batch
+// per partition holding any), and checked, PCollection<KV<int, []byte>> of
+// packed.Verified batches, one per partition holding any, sorted by pair.
+// The passed pairs, most of a large run's, take no shuffle here.
 //
 // The features travel no shuffle, so that what a run holds does not
 // grow with how many slices a document's pairs reach: each pair to
@@ -66,15 +68,15 @@ func init() {
 //
 // A document no file holds (an update's index documents, or a run
 // without a temporary folder) is read from the input again.
-func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, features beam.PCollection, cfg settings.Config, link Linking, place Placement) beam.PCollection {
+func Verify(s beam.Scope, pairs beam.PCollection, files []InputFile, features beam.PCollection, cfg settings.Config, link Linking, place Placement) (passed, checked beam.PCollection) {
 	s = s.Scope("Verify")
-	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link, Partitions: place.Partitions}, pairs)
+	jobs, asks, passed := beam.ParDo3(s, &routePairsFn{Linking: link}, pairs)
 	names := beam.ParDo(s, &shipNamesFn{}, beam.CoGroupByKey(s, asks, features))
-	checked, tallies := beam.ParDo2(s, &verifySliceFn{Inputs: files, Settings: cfg, Linking: link, Partitions: place.Partitions, Lanes: place.Lanes},
+	verified, tallies := beam.ParDo2(s, &verifySliceFn{Inputs: files, Settings: cfg, Linking: link, Partitions: place.Partitions, Lanes: place.Lanes},
 		beam.CoGroupByKey(s, jobs, names))
 	writeTallies(s, "verify", place.TempDir, tallies)
-	// One batch per pair partition again (WritePairs writes a shard each).
-	return beam.ParDo(s, &gatherVerifiedFn{}, beam.CoGroupByKey(s, passed, checked))
+	// One batch per pair partition, as estimateFn takes them.
+	return passed, beam.ParDo(s, &gatherVerifiedFn{}, beam.GroupByKey(s, verified))
 }
 
 // verifySliceBits sets the slices Verify reads features in: the rows of
@@ -111,23 +113,20 @@ func partnerSlice(p packed.Pair, home int) int {
 // its pair partition, to its home slice (jobs), and asks each slice its
 // home's pairs reach, the home's own included, for the names of its
 // features files (asks: <slice, home> arcs). The pairs it does not
-// verify go on to their partition (passed).
+// verify go on as they came, one batch per batch taken (passed).
 type routePairsFn struct {
 	Linking    Linking
-	Partitions int
 	jobs, asks *keyedBatcher // the bundle's
-	passed     *batcher      // the bundle's
 	asked      map[packed.Arc]bool
 }
 
 func (f *routePairsFn) StartBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
-	f.jobs, f.asks, f.passed, f.asked = nil, nil, nil, nil
+	f.jobs, f.asks, f.asked = nil, nil, nil
 }
 
 func (f *routePairsFn) FinishBundle(ctx context.Context, jobs, asks, passed func(int, []byte)) {
 	finishKeyed(&f.jobs, ctx, jobs)
 	finishKeyed(&f.asks, ctx, asks)
-	finishBatcher(&f.passed, ctx, passed)
 	f.asked = nil
 }
 
@@ -141,10 +140,10 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 	}
 	jobOut := bundleKeyed(&f.jobs, ctx, "verify_jobs", jobs)
 	askOut := bundleKeyed(&f.asks, ctx, "verify_asks", asks)
-	passedOut := bundleBatcher(&f.passed, ctx, "verify_passed", f.Partitions, passed)
+	var out []byte
 	for _, p := range pairs {
 		if !f.Linking.verifiesPair(p) {
-			passedOut.add(part, p)
+			out = p.Append(out)
 			continue
 		}
 		home := verifyHome(p)
@@ -155,6 +154,9 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 				askOut.add(slice, a)
 			}
 		}
+	}
+	if len(out) > 0 {
+		passed(part, out)
 	}
 	return nil
 }
@@ -502,21 +504,14 @@ func (f *verifySliceFn) verifyPair(p packed.Pair, held *heldFeatures) (packed.Ve
 	return v, nil
 }
 
-// gatherVerifiedFn makes one batch of a pair partition's pairs again:
-// those verified, and those passed unchecked (linked on their estimates).
+// gatherVerifiedFn makes one batch of a pair partition's verified
+// pairs, sorted by pair.
 type gatherVerifiedFn struct{}
 
-func (f *gatherVerifiedFn) ProcessElement(ctx context.Context, part int, passedIt, checkedIt func(*[]byte) bool, emit func(int, []byte)) error {
-	pairs, err := decodeBatches(passedIt, packed.AppendPairs)
-	if err != nil {
-		return err
-	}
+func (f *gatherVerifiedFn) ProcessElement(ctx context.Context, part int, checkedIt func(*[]byte) bool, emit func(int, []byte)) error {
 	vs, err := decodeBatches(checkedIt, packed.AppendVerified)
 	if err != nil {
 		return err
-	}
-	for _, p := range pairs {
-		vs = append(vs, packed.Verified{Pair: p})
 	}
 	slices.SortFunc(vs, func(x, y packed.Verified) int { return packed.ComparePairs(x.Pair, y.Pair) })
 	out := make([]byte, 0, len(vs)*packed.VerifiedSize)
