@@ -151,11 +151,17 @@ func checkVerifyFits(cfg transforms.Config, textBytes, rows int64) error {
 	if cost == (verifyCost{}) {
 		return nil
 	}
-	fmt.Fprint(progressOut, verifyStatement(cfg.Verification(), cost, cfg.Lanes))
+	kind := cfg.Verify // as the user named it (uncertain verifies exactly)
+	switch kind {
+	case settings.VerifyUncertain, settings.VerifyExact, settings.VerifyBloom, settings.VerifyDense:
+	default:
+		kind = cfg.Verification() // --mode=exact's
+	}
+	fmt.Fprint(progressOut, verifyStatement(kind, cost, cfg.Lanes))
 	if !embeddedRunner() {
 		return nil
 	}
-	return verifyRefusal(cfg.Verification(), cost, cfg.Lanes, textBytes, memlimit.ReadMachine().Free())
+	return verifyRefusal(kind, cost, cfg.Lanes, textBytes, memlimit.ReadMachine().Free())
 }
 
 // verifyStatement is the line that says a run's verification's cost up
