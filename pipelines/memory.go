@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/settings"
+	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/transforms"
 )
@@ -138,7 +139,7 @@ func verifyCostOf(cfg settings.Config, textBytes, rows int64) verifyCost {
 	default:
 		page = 8 * features
 	}
-	page += 20 // packed.Features' header
+	page += packed.FeaturesHeader
 	held := 2 * float64(min(rows, transforms.VerifySliceRows)) * page * 2
 	return verifyCost{written: int64(float64(rows) * page), held: int64(held)}
 }
@@ -151,12 +152,7 @@ func checkVerifyFits(cfg transforms.Config, textBytes, rows int64) error {
 	if cost == (verifyCost{}) {
 		return nil
 	}
-	kind := cfg.Verify // as the user named it (uncertain verifies exactly)
-	switch kind {
-	case settings.VerifyUncertain, settings.VerifyExact, settings.VerifyBloom, settings.VerifyDense:
-	default:
-		kind = cfg.Verification() // --mode=exact's
-	}
+	kind := cfg.VerifySetting() // the manifest's name for it
 	fmt.Fprint(progressOut, verifyStatement(kind, cost, cfg.Lanes))
 	if !embeddedRunner() {
 		return nil
@@ -166,7 +162,7 @@ func checkVerifyFits(cfg transforms.Config, textBytes, rows int64) error {
 
 // verifyStatement is the line that says a run's verification's cost up
 // front.
-func verifyStatement(kind settings.Verify, cost verifyCost, lanes int) string {
+func verifyStatement(kind string, cost verifyCost, lanes int) string {
 	return fmt.Sprintf("neardup: verification (%s) writes about %s of features to the temporary folder; each of the %d verifying threads holds at most about %s of them.\n",
 		kind, gb(cost.written), max(lanes, 1), gb(cost.held))
 }
@@ -176,7 +172,7 @@ func verifyStatement(kind settings.Verify, cost verifyCost, lanes int) string {
 // when the run alone does not (fitWarning says so, and what to do);
 // otherwise the error that refuses the run, with the figures and what to
 // do.
-func verifyRefusal(kind settings.Verify, cost verifyCost, lanes int, textBytes, free int64) error {
+func verifyRefusal(kind string, cost verifyCost, lanes int, textBytes, free int64) error {
 	run, verify := neededBytes(textBytes), int64(max(lanes, 1))*cost.held
 	if free <= 0 || run > free || run+verify <= free {
 		return nil

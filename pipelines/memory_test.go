@@ -131,13 +131,13 @@ func TestVerifyRefusal(t *testing.T) {
 	// 16 GB of 1 MB pages: a slice of 16,384 rows holds 16 GB of text,
 	// whose shingles exact verification holds twice.
 	long := cost(settings.VerifyExact, 16*gbytes, 16_000)
-	if err := verifyRefusal(settings.VerifyExact, long, 2, 16*gbytes, 0); err != nil {
+	if err := verifyRefusal(string(settings.VerifyExact), long, 2, 16*gbytes, 0); err != nil {
 		t.Errorf("nothing known of the machine: refused: %v", err)
 	}
-	if err := verifyRefusal(settings.VerifyExact, long, 2, 16*gbytes, 8*gbytes); err != nil {
+	if err := verifyRefusal(string(settings.VerifyExact), long, 2, 16*gbytes, 8*gbytes); err != nil {
 		t.Errorf("a run that does not fit anyway: refused by verification: %v", err)
 	}
-	err := verifyRefusal(settings.VerifyExact, long, 2, 16*gbytes, 24*gbytes)
+	err := verifyRefusal(string(settings.VerifyExact), long, 2, 16*gbytes, 24*gbytes)
 	if err == nil {
 		t.Fatalf("exact verification holding %d bytes a thread beside a 14 GB run on 24 GB: not refused", long.held)
 	}
@@ -147,7 +147,7 @@ func TestVerifyRefusal(t *testing.T) {
 		}
 	}
 	dense := cost(settings.VerifyDense, 16*gbytes, 16_000)
-	if err := verifyRefusal(settings.VerifyDense, dense, 2, 16*gbytes, 24*gbytes); err != nil {
+	if err := verifyRefusal(string(settings.VerifyDense), dense, 2, 16*gbytes, 24*gbytes); err != nil {
 		t.Errorf("dense samples of long pages: refused: %v", err)
 	}
 	// Dense: two slices of 16,384 pages of at most 512 values of 4 bytes
@@ -155,7 +155,7 @@ func TestVerifyRefusal(t *testing.T) {
 	if got, max := dense.held, int64(2*16384*2068*2); got > max || got < max/2 {
 		t.Errorf("dense samples of 1 MB pages: %d bytes held a thread, want at most %d", got, max)
 	}
-	if short := cost(settings.VerifyExact, 1*gbytes, 300_000); verifyRefusal(settings.VerifyExact, short, 2, 1*gbytes, 24*gbytes) != nil {
+	if short := cost(settings.VerifyExact, 1*gbytes, 300_000); verifyRefusal(string(settings.VerifyExact), short, 2, 1*gbytes, 24*gbytes) != nil {
 		t.Errorf("exact verification of 1 GB of 3 KB pages on 24 GB: refused (%d bytes a thread)", short.held)
 	}
 }

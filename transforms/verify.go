@@ -228,30 +228,39 @@ func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, 
 	return nil, fmt.Errorf("%s: read %d rows to verify, not the %d asked for", path, len(fs), len(docs))
 }
 
-// sliceFeatures returns the features of docs (sorted, distinct, all in
-// slice) as readFeatures does, but from the slice's features files
-// first: only the files whose documents may include one of docs are
-// read, and of them only those documents' records. A document none holds
-// is read from the input.
-func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, files []string) ([]packed.Features, error) {
-	if len(files) == 0 || len(docs) == 0 {
-		return readFeatures(ctx, inputs, cfg, slice, docs)
-	}
-	// A file holds the documents from its first (named) up to the next
-	// file's first.
-	type featuresFile struct {
-		name  string
-		first uint64
-	}
-	fs := make([]featuresFile, len(files))
-	for i, name := range files {
+// featuresFile is a features file Sketch wrote: it holds the documents
+// from its first (named) up to the next file's first.
+type featuresFile struct {
+	name  string
+	first uint64
+}
+
+// featuresFilesBySlice reads the first documents of the features files
+// named and returns the files by verify slice, each slice's in order.
+func featuresFilesBySlice(names []string) (map[int][]featuresFile, error) {
+	bySlice := make(map[int][]featuresFile)
+	for _, name := range names {
 		first, err := featuresFileFirst(name)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		fs[i] = featuresFile{name, first}
+		bySlice[verifySlice(first)] = append(bySlice[verifySlice(first)], featuresFile{name, first})
 	}
-	slices.SortFunc(fs, func(x, y featuresFile) int { return cmp.Compare(x.first, y.first) })
+	for _, fs := range bySlice {
+		slices.SortFunc(fs, func(x, y featuresFile) int { return cmp.Compare(x.first, y.first) })
+	}
+	return bySlice, nil
+}
+
+// sliceFeatures returns the features of docs (sorted, distinct, all in
+// slice) as readFeatures does, but from the slice's features files fs
+// (in order) first: only the files whose documents may include one of
+// docs are read, and of them only those documents' records. A document
+// none holds is read from the input.
+func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, fs []featuresFile) ([]packed.Features, error) {
+	if len(fs) == 0 || len(docs) == 0 {
+		return readFeatures(ctx, inputs, cfg, slice, docs)
+	}
 	found := make(map[uint64]packed.Features, len(docs))
 	for i, fl := range fs {
 		lo := fl.first
@@ -374,13 +383,9 @@ func (f *verifySliceFn) verify(ctx context.Context, home int, jobsIt func(*[]byt
 	if err != nil {
 		return nil, nil, err
 	}
-	files := make(map[int][]string)
-	for _, name := range names {
-		first, err := featuresFileFirst(name)
-		if err != nil {
-			return nil, nil, fmt.Errorf("verify: %w", err)
-		}
-		files[verifySlice(first)] = append(files[verifySlice(first)], name)
+	files, err := featuresFilesBySlice(names)
+	if err != nil {
+		return nil, nil, err
 	}
 	need := make(map[int][]uint64)
 	for _, j := range jobs {

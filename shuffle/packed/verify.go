@@ -12,11 +12,11 @@ type Features struct {
 	Values []uint64
 }
 
-// featuresHeader is the encoded size of Features without its values.
-const featuresHeader = 20
+// FeaturesHeader is the encoded size of Features without its values.
+const FeaturesHeader = 20
 
 // featuresLayout: the count of Values is at 16.
-var featuresLayout = variable{"features", featuresHeader, 16, 1, 0}
+var featuresLayout = variable{"features", FeaturesHeader, 16, 1, 0}
 
 // Append appends the encoding of f to b.
 func (f Features) Append(b []byte) []byte {
@@ -40,7 +40,7 @@ func AppendFeatures(dst []Features, b []byte) ([]Features, error) {
 	for len(b) > 0 {
 		f := Features{Doc: le.Uint64(b), N: le.Uint32(b[8:]), K: le.Uint32(b[12:])}
 		n := int(le.Uint32(b[16:]))
-		b = b[featuresHeader:]
+		b = b[FeaturesHeader:]
 		f.Values, b, arena = readUint64s(b, n, arena)
 		dst = append(dst, f)
 	}
