@@ -164,7 +164,16 @@ func checkVerifyFits(cfg transforms.Config, textBytes, rows int64) error {
 // front.
 func verifyStatement(kind string, cost verifyCost, lanes int) string {
 	return fmt.Sprintf("neardup: verification (%s) writes about %s of features to the temporary folder; each of the %d verifying threads holds at most about %s of them.\n",
-		kind, gb(cost.written), max(lanes, 1), gb(cost.held))
+		kind, approx(cost.written), max(lanes, 1), approx(cost.held))
+}
+
+// approx is n bytes for a person: in GB from a gigabyte up, in MB below
+// (at least 1), so that a sample's figures do not read as nothing.
+func approx(n int64) string {
+	if n >= 1e9 {
+		return gb(n)
+	}
+	return fmt.Sprintf("%d MB", max((n+999_999)/1_000_000, 1))
 }
 
 // verifyRefusal is nil when a run over textBytes of text and its

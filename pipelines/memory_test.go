@@ -159,3 +159,22 @@ func TestVerifyRefusal(t *testing.T) {
 		t.Errorf("exact verification of 1 GB of 3 KB pages on 24 GB: refused (%d bytes a thread)", short.held)
 	}
 }
+
+// TestVerifyStatement: the figures read as sizes at any scale: a
+// sample's in MB (never 0), a crawl's in GB.
+func TestVerifyStatement(t *testing.T) {
+	for _, c := range []struct {
+		cost verifyCost
+		want []string
+	}{
+		{verifyCost{written: 1_500_000, held: 300}, []string{"(exact) writes about 2 MB", "2 verifying threads holds at most about 1 MB"}},
+		{verifyCost{written: 2_040_000_000, held: 400_000_000}, []string{"writes about 2.0 GB", "at most about 400 MB"}},
+	} {
+		got := verifyStatement("exact", c.cost, 2)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q does not say %q", c.cost, got, w)
+			}
+		}
+	}
+}
