@@ -1,6 +1,9 @@
 package packed
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Features is one document's whole feature set, carried to the candidate
 // pairs it is in for their verification: with K 0, Values are its sorted
@@ -129,13 +132,18 @@ func AppendDense(b []byte, doc uint64, n int, sample []uint32) []byte {
 	b = le.AppendUint64(b, doc)
 	b = le.AppendUint32(b, uint32(n))
 	b = le.AppendUint32(b, uint32(len(sample)))
-	b = le.AppendUint32(b, uint32((len(sample)+1)/2))
-	for i := 0; i < len(sample); i += 2 {
-		w := uint64(sample[i])
-		if i+1 < len(sample) {
-			w |= uint64(sample[i+1]) << 32
-		}
-		b = le.AppendUint64(b, w)
+	words := (len(sample) + 1) / 2
+	b = le.AppendUint32(b, uint32(words))
+	// Two values to a little-endian word are the values one after another,
+	// little-endian, and a zero after an odd count: written in place
+	// (phase 1 writes a sample for every page).
+	at := len(b)
+	b = slices.Grow(b, 8*words)[:at+8*words]
+	for i, v := range sample {
+		le.PutUint32(b[at+4*i:], v)
+	}
+	if len(sample)%2 == 1 {
+		le.PutUint32(b[at+4*len(sample):], 0)
 	}
 	return b
 }

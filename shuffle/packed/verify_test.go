@@ -1,6 +1,7 @@
 package packed
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -59,6 +60,12 @@ func TestDenseFeaturesRoundTrip(t *testing.T) {
 		f := DenseFeatures(42, 9000, sample)
 		if a, b := f.Append(nil), AppendDense(nil, 42, 9000, sample); !slices.Equal(a, b) {
 			t.Fatalf("n=%d: AppendDense encodes otherwise than the record", n)
+		}
+		// Into a reused buffer whose spare room holds old bytes (phase 1
+		// appends every page's record to one buffer).
+		dirty := bytes.Repeat([]byte{0xff}, 4096)
+		if a, b := f.Append([]byte{1}), AppendDense(append(dirty[:0], 1), 42, 9000, sample); !slices.Equal(a, b) {
+			t.Fatalf("n=%d: AppendDense into a used buffer encodes otherwise than the record", n)
 		}
 		got, err := AppendFeatures(nil, f.Append(nil))
 		if err != nil || len(got) != 1 || got[0].Doc != 42 || got[0].N != 9000 {

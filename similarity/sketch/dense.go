@@ -65,12 +65,43 @@ func appendDenseValues(dst []uint32, set []uint64) []uint32 {
 // the sample's cost in phase 1.
 func (d Dense) Select(dst []uint32, set []uint64) []uint32 {
 	start := len(dst)
-	dst = appendDenseValues(dst, set)
-	if s := dst[start:]; len(s) > d.K {
-		smallest(s, d.K)
-		dst = dst[:start+d.K]
+	if len(set) <= d.K {
+		return appendDenseValues(dst, set)
 	}
-	return dst
+	// A radix selection: count the values by their top byte while
+	// making them, find the byte b whose bucket holds the K-th smallest,
+	// move the buckets below b to the front, then b's bucket after them,
+	// and select within that one bucket only (about |set|/256 values).
+	// Twice as fast as a quickselect over the whole set on a page of
+	// 600 shingles, where most values are kept (BenchmarkDenseSample).
+	var hist [256]int
+	for _, x := range set {
+		v := DenseValue(x)
+		hist[v>>24]++
+		dst = append(dst, v)
+	}
+	s := dst[start:]
+	below, b := 0, uint32(0)
+	for below+hist[b] < d.K {
+		below += hist[b]
+		b++
+	}
+	w := 0
+	for i, v := range s {
+		if v>>24 < b {
+			s[w], s[i] = s[i], s[w]
+			w++
+		}
+	}
+	end := w
+	for i := w; i < len(s); i++ {
+		if s[i]>>24 == b {
+			s[end], s[i] = s[i], s[end]
+			end++
+		}
+	}
+	smallest(s[w:end], d.K-w)
+	return dst[:start+d.K]
 }
 
 // Sorted sorts a selection (Select) in place and drops repeated values:

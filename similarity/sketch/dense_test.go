@@ -50,18 +50,21 @@ func TestDenseSample(t *testing.T) {
 // set's size.
 func TestDenseSelect(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	d := Dense{K: 64}
-	for _, n := range []int{0, 1, 63, 64, 65, 128, 129, 1000} {
-		set := make([]uint64, n)
-		for i := range set {
-			set[i] = r.Uint64()
-		}
-		sel := d.Select([]uint32{7}, set)
-		if sel[0] != 7 || len(sel)-1 != min(n, d.K) {
-			t.Fatalf("n=%d: Select kept %d values", n, len(sel)-1)
-		}
-		if got, want := Sorted(sel[1:]), denseRef(d, set); !slices.Equal(got, want) {
-			t.Errorf("n=%d: Sorted(Select) = %d values, want the %d of the definition", n, len(got), len(want))
+	// Sizes where the bucket of the K-th smallest value (Select's radix
+	// step) holds one value and where it holds hundreds.
+	for _, d := range []Dense{{K: 64}, DefaultDense} {
+		for _, n := range []int{0, 1, 63, 64, 65, 128, 129, 513, 600, 1000, 5000, 100000} {
+			set := make([]uint64, n)
+			for i := range set {
+				set[i] = r.Uint64()
+			}
+			sel := d.Select([]uint32{7}, set)
+			if sel[0] != 7 || len(sel)-1 != min(n, d.K) {
+				t.Fatalf("K=%d n=%d: Select kept %d values", d.K, n, len(sel)-1)
+			}
+			if got, want := Sorted(sel[1:]), denseRef(d, set); !slices.Equal(got, want) {
+				t.Errorf("K=%d n=%d: Sorted(Select) = %d values, want the %d of the definition", d.K, n, len(got), len(want))
+			}
 		}
 	}
 	// Many equal values (the quickselect's three-way partition): the K
@@ -75,6 +78,7 @@ func TestDenseSelect(t *testing.T) {
 		all = append(all, DenseValue(x))
 	}
 	slices.Sort(all)
+	d := Dense{K: 64}
 	if got := slices.Sorted(slices.Values(d.Select(nil, set))); !slices.Equal(got, all[:d.K]) {
 		t.Errorf("repeated values: Select kept %v, want the %d smallest with their repeats", got, d.K)
 	}
@@ -184,7 +188,7 @@ func TestDenseEstimateUnbiased(t *testing.T) {
 // BenchmarkDenseSample is the dense sample's cost in phase 1 (Select),
 // per document of n shingles (a news page is about 600).
 func BenchmarkDenseSample(b *testing.B) {
-	for _, n := range []int{100, 600, 5000} {
+	for _, n := range []int{100, 600, 1000, 2000, 5000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(9, 10))
 			set := make([]uint64, n)
