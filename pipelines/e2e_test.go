@@ -12,8 +12,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/features/chunk"
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/similarity/bloom"

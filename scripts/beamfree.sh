@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fails when a package that must stay plain Go links Beam: the algorithm
-# packages (text, features, similarity, clustering, shuffle), the settings,
-# the packages that read a finished output (views) and the table and file
-# readers they use. Only transforms, pipelines, io/beamfs and the commands
-# may import github.com/apache/beam.
+# packages (hashing, text, features, similarity, clustering, shuffle), the
+# settings, the packages that read a finished output (views) and the table
+# and file readers they use. Only transforms, pipelines, io/beamfs and the
+# commands may import github.com/apache/beam.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
-for pkg in $(go list ./text/... ./features/... ./similarity/... ./clustering/... ./shuffle/... ./views/... ./settings/... \
+for pkg in $(go list ./hashing/... ./text/... ./features/... ./similarity/... ./clustering/... ./shuffle/... ./views/... ./settings/... \
   ./io/store ./io/tables ./io/crawl ./io/output ./io/objstore ./io/export); do
   if go list -deps "$pkg" | grep -q '^github.com/apache/beam'; then
     echo "$pkg links Beam:"

@@ -8,8 +8,8 @@ import (
 
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/export"

@@ -13,7 +13,7 @@ import (
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/components"
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/clustering/redirects"
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
 )

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/clustering/keep"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/featurefile"

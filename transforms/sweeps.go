@@ -9,7 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/clustering/clusters"
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"

@@ -8,8 +8,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/supershingle"

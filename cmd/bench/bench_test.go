@@ -16,8 +16,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"

@@ -23,8 +23,8 @@ import (
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"

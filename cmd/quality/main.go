@@ -85,10 +85,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/features/shingle"
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"

@@ -21,8 +21,8 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/neardup/neardup/clustering/policy"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"

@@ -11,9 +11,9 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup/features/chunk"
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/shingle"
 	"github.com/neardup/neardup/features/sitetemplate"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"

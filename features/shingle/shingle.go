@@ -19,7 +19,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // Fingerprints returns the sorted, distinct fingerprints of the w-word

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 var h = fingerprint.New(fingerprint.DefaultSeed)

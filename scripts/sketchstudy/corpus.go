@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/text/canon"

@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/similarity/sketch"
 )
 

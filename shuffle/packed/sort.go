@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // Phases 2 and 3 sort every partition's records, the largest cost after

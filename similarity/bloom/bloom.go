@@ -106,7 +106,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // DefaultBitsPerFeature is m/n. Jain: 8n bits leaves ~3% false matching

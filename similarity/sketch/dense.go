@@ -3,7 +3,7 @@ package sketch
 import (
 	"slices"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // Dense is the second, denser sample of a document that settles the pairs

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/similarity/sketch"
 	"github.com/neardup/neardup/text/canon"
 )

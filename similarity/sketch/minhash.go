@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // MaxMinHashK is the largest K of a MinHash sketch. The bound is generous

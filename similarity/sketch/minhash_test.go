@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/quick"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 func TestMinHashKind(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // Broder appends to dst[:0] the super-shingles of a sketch: every window

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/similarity/sketch"
 )
 

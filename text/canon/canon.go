@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 )
 
 // asciiAlnum marks the ASCII bytes that belong to tokens. In ASCII the

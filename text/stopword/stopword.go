@@ -13,7 +13,7 @@ import (
 
 	"github.com/orsinium-labs/stopwords"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/text/canon"
 )
 

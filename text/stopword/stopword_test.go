@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/text/canon"
 	"github.com/neardup/neardup/text/stopword"
 )

@@ -20,7 +20,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/redirects"
-	"github.com/neardup/neardup/features/fingerprint"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"

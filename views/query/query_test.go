@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/sampletest"
 	"github.com/neardup/neardup/io/crawl"

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/neardup/neardup/features/fingerprint"
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/features/shingle"
+	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/similarity/sketch"
