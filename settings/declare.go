@@ -309,7 +309,7 @@ var Declarations = []*Setting{
 			return err
 		}},
 	{Name: "clusters", Group: GroupClustering, Default: "components", Commands: Recluster | Update, Manifest: "clusters",
-		Help:     "what a cluster is: components (Broder's transitive closure of the links) or centered (every member meets the policy against its cluster's kept document; the others are split off and clustered again)",
+		Help:     "what a cluster is: components (Broder's transitive closure of the links) or centered (taken in keep order, each document not yet placed keeps a cluster of the documents linked to it that meet the policy against it)",
 		manifest: Config.ClustersSetting,
 		set: func(r *Run, v string) error {
 			if v != "components" && v != "centered" {

@@ -90,7 +90,7 @@ type Config struct {
 	// others are not built, and the rows of those written do not change.
 	Tables   tables.Selection
 	Keep     keep.Policy // which document of a cluster stands for it
-	Centered bool        // --clusters=centered: every member meets Policy against its kept document
+	Centered bool        // --clusters=centered: every member is linked to its kept document and meets Policy against it
 	// Components is how phase 4 finds the connected components:
 	// ComponentsSingle or ComponentsDistributed (the launcher resolves
 	// ComponentsAuto), the latter in ComponentRounds rounds.

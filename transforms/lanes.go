@@ -136,8 +136,16 @@ func (l *lanes[E]) reset() {
 }
 
 // hold reads a shuffled stream's batches now, on the bundle's goroutine,
-// and returns an iterator over them for a lane.
-func hold(it func(*[]byte) bool) func(*[]byte) bool {
+// and returns an iterator over them for a lane, which lets go of each
+// batch as it hands it out. With one lane (n <= 1) work runs inline, in
+// the call, so the stream is read as it comes and hold returns it as it
+// is: the SDK pages a large group in from the runner, and holding it
+// would keep every sealed batch of the group alive beside what the DoFn
+// decodes from them.
+func hold(n int, it func(*[]byte) bool) func(*[]byte) bool {
+	if n <= 1 {
+		return it
+	}
 	var batches [][]byte
 	var b []byte
 	for it(&b) {
@@ -148,7 +156,7 @@ func hold(it func(*[]byte) bool) func(*[]byte) bool {
 		if len(batches) == 0 {
 			return false
 		}
-		*out, batches = batches[0], batches[1:]
+		*out, batches[0], batches = batches[0], nil, batches[1:]
 		return true
 	}
 }

@@ -112,29 +112,33 @@ func TestLanesFailure(t *testing.T) {
 	}
 }
 
-// TestHold checks that hold reads the stream at once and gives every
-// batch back, in order, after the stream's own iterator is gone.
+// TestHold checks that with lanes hold reads the stream at once and gives
+// every batch back, in order, after the stream's own iterator is gone,
+// letting go of each as it goes; and that with one lane it reads nothing
+// ahead: the stream is the DoFn's to read as it comes.
 func TestHold(t *testing.T) {
 	src := [][]byte{[]byte("a"), []byte("bc"), nil, []byte("d")}
-	i := 0
-	it := hold(func(b *[]byte) bool {
-		if i == len(src) {
-			return false
+	for _, n := range []int{1, 2} {
+		i := 0
+		it := hold(n, func(b *[]byte) bool {
+			if i == len(src) {
+				return false
+			}
+			*b = src[i]
+			i++
+			return true
+		})
+		if want := map[int]int{1: 0, 2: len(src)}[n]; i != want {
+			t.Fatalf("lanes %d: hold read %d batches before its iterator was used, want %d", n, i, want)
 		}
-		*b = src[i]
-		i++
-		return true
-	})
-	if i != len(src) {
-		t.Fatalf("hold read %d batches before its iterator was used, want all %d", i, len(src))
-	}
-	var got []string
-	var b []byte
-	for it(&b) {
-		got = append(got, string(b))
-	}
-	if strings.Join(got, ",") != "a,bc,,d" {
-		t.Errorf("held batches %q", got)
+		var got []string
+		var b []byte
+		for it(&b) {
+			got = append(got, string(b))
+		}
+		if strings.Join(got, ",") != "a,bc,,d" {
+			t.Errorf("lanes %d: held batches %q", n, got)
+		}
 	}
 }
 

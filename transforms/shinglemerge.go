@@ -68,7 +68,7 @@ func (f *shingleMergeFn) FinishBundle(ctx context.Context, emit, emitRecapped fu
 }
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
-	batches = hold(batches)
+	batches = hold(f.Lanes, batches)
 	return f.lanes.timed(ctx, f.Lanes, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
 		m, err := f.merge(ctx, part, batches)
 		return func(ctx context.Context, emit [2]func([]byte)) error {
@@ -162,13 +162,26 @@ func writePostings(ctx context.Context, tempDir string, firstNewDoc uint64, part
 	if tempDir == "" {
 		return nil
 	}
-	rows := make([]tables.Posting, 0, len(all))
+	// The rows are made a chunk at a time: a partition's postings are
+	// the biggest thing phase 2 holds, and a table row of each beside them
+	// was another 24 bytes per posting.
+	n := 0
 	for _, p := range all {
 		if p.Doc >= firstNewDoc {
-			rows = append(rows, tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)})
+			n++
 		}
 	}
-	r, err := output.WriteShard(ctx, tempDir, tables.PostingsTable, part, rows)
+	next := 0 // the posting the next row comes from
+	r, err := output.WriteShardEach(ctx, tempDir, tables.PostingsTable, part, n, func(buf []tables.Posting, _ int) {
+		for i := range buf {
+			for all[next].Doc < firstNewDoc {
+				next++
+			}
+			p := all[next]
+			buf[i] = tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)}
+			next++
+		}
+	})
 	if err != nil {
 		return err
 	}

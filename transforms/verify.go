@@ -348,7 +348,7 @@ func (f *verifySliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 }
 
 func (f *verifySliceFn) ProcessElement(ctx context.Context, home int, jobsIt func(*[]byte) bool, namesIt func(*string) bool, emit func(int, []byte), tally func(string, int64)) error {
-	jobsIt = hold(jobsIt)
+	jobsIt = hold(f.Lanes, jobsIt)
 	names := drainStrings(namesIt)
 	return f.lanes.timed(ctx, f.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
 		jobs, vs, err := f.verify(ctx, home, jobsIt, names)

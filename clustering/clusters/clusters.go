@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/clustering/redirects"
 	"github.com/neardup/neardup/clustering/unionfind"
@@ -124,12 +123,11 @@ func Attach(labels []packed.Arc, links, copies []packed.Edge, ranks []packed.Doc
 // per member and one statistic per cluster. Each cluster keeps its member
 // of highest Rank, ties to the smallest doc (package keep), and every
 // member is compared with the kept one by opt.Estimate (a copy through its
-// representative's sketch). With opt.Centered, a component whose members
-// do not all meet that policy against the kept document is split: those
-// that do stay with it, the rest are clustered again among themselves by
-// the links between them (and their identical copies), and so on until
-// every cluster is centred on its kept document; a document left alone is
-// in no cluster. A cluster is named by its smallest member; its links
+// representative's sketch). With opt.Centered, the clusters are centred
+// on their kept documents instead (see centre): each member is in the
+// cluster of a document it is linked to and meets that policy against,
+// or of its identical copies; a document left alone is in no cluster. A
+// cluster is named by its smallest member; its links
 // (those between its members) are summed in (A, B) order and its
 // resemblances to the kept document in doc order, so the floats do not
 // depend on the order anything arrived in. Assignments come in doc order,
@@ -171,59 +169,15 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 	for k, m := range members {
 		index[m.Doc] = k
 	}
-	repOf := func(m packed.Member) uint64 { // the document whose sketch stands for m
-		if m.IdenticalTo != packed.NoDoc {
-			return m.IdenticalTo
-		}
-		return m.Doc
-	}
-	sketchOf := func(m packed.Member) []uint64 {
-		if m.IdenticalTo != packed.NoDoc {
-			if k, ok := index[m.IdenticalTo]; ok {
-				return members[k].Values
-			}
-		}
-		return m.Values
-	}
-	group := make([]int, len(members)) // the cluster (index in clusters) each member ends in
-	pending := [][]int{make([]int, len(members))}
-	for k := range members {
-		pending[0][k] = k
-	}
+	var clusters [][]int // positions in members, one slice per cluster
+	var kepts []int      // each cluster's kept document
 	res := make([]float64, len(members))
-	var clusters [][]int
-	var kepts []int
-	for len(pending) > 0 {
-		g := pending[len(pending)-1]
-		pending = pending[:len(pending)-1]
-		kept := g[0]
-		for _, k := range g[1:] {
-			if keep.Better(members[k].Rank, members[k].Doc, members[kept].Rank, members[kept].Doc) {
-				kept = k
-			}
-		}
-		ks := sketchOf(members[kept])
-		var stay, rest []int
-		for _, k := range g {
-			// An identical copy of the kept document (or of the document
-			// it copies) resembles it wholly, whatever its sketch: an
-			// empty one (a short page) would otherwise estimate 0.
-			e := policy.Estimates{Resemblance: 1}
-			if k != kept && opt.Estimate != nil && repOf(members[k]) != repOf(members[kept]) {
-				e = opt.Estimate(sketchOf(members[k]), ks)
-			}
-			res[k] = e.Resemblance
-			if k == kept || opt.Centered == nil || opt.Centered.Links(e) {
-				stay = append(stay, k)
-			} else {
-				rest = append(rest, k)
-			}
-		}
-		clusters, kepts = append(clusters, stay), append(kepts, kept)
-		if len(rest) > 0 {
-			pending = append(pending, regroup(rest, members, links, index)...)
-		}
+	if opt.Centered != nil && opt.Estimate != nil {
+		clusters, kepts = centre(members, links, index, res, opt)
+	} else {
+		clusters, kepts = whole(members, res, opt.Estimate, index)
 	}
+	group := make([]int, len(members))                // the cluster (index in clusters) each member ends in
 	sts := make([]*packed.ClusterStat, len(clusters)) // nil for a document left alone
 	for c, g := range clusters {
 		for _, k := range g {
@@ -264,42 +218,6 @@ func summarizeComponent(assign []packed.Assignment, stats []packed.ClusterStat, 
 		}
 	}
 	return assign, stats
-}
-
-// regroup splits members (positions) into the connected groups of the
-// links between them and of their identical copies, each in doc order.
-func regroup(rest []int, members []packed.Member, links []packed.ClusterLink, index map[uint64]int) [][]int {
-	in := make(map[int]bool, len(rest))
-	uf := unionfind.New(len(rest))
-	for _, k := range rest {
-		in[k] = true
-		uf.Add(uint64(k))
-	}
-	for _, k := range rest {
-		if r, ok := index[members[k].IdenticalTo]; ok && in[r] {
-			uf.Union(uint64(k), uint64(r))
-		}
-	}
-	for _, l := range links {
-		a, b := index[l.A], index[l.B]
-		if in[a] && in[b] {
-			uf.Union(uint64(a), uint64(b))
-		}
-	}
-	byRoot := map[uint64][]int{}
-	var roots []uint64
-	uf.Each(func(id, root uint64) {
-		if byRoot[root] == nil {
-			roots = append(roots, root)
-		}
-		byRoot[root] = append(byRoot[root], int(id))
-	})
-	slices.Sort(roots)
-	out := make([][]int, 0, len(roots))
-	for _, r := range roots {
-		out = append(out, byRoot[r])
-	}
-	return out
 }
 
 // Counts is how Join placed the documents.

@@ -224,18 +224,7 @@ func sketchFor(sketches []packed.Sketch, doc uint64) []uint64 {
 // wholly: resemblance_to_kept 1, and a centred cluster keeps them. (The
 // estimate of two empty sketches is 0, which once split such copies off.)
 func TestCopyOfKeptWithEmptySketch(t *testing.T) {
-	est := func(a, b []uint64) policy.Estimates {
-		n := 0
-		for _, x := range a {
-			if slices.Contains(b, x) {
-				n++
-			}
-		}
-		if len(a)+len(b)-n == 0 {
-			return policy.Estimates{}
-		}
-		return policy.Estimates{Shared: n, Resemblance: float64(n) / float64(len(a)+len(b)-n)}
-	}
+	est := jaccard
 	// 1 (empty sketch) is copied by 2 and 3; 4 links to 5.
 	sketches := []packed.Sketch{{Doc: 1}, {Doc: 4, Values: []uint64{7, 8}}, {Doc: 5, Values: []uint64{7, 8}}}
 	edges := []packed.Edge{{A: 1, B: 2, Resemblance: 1, Copy: true}, {A: 1, B: 3, Resemblance: 1, Copy: true}, {A: 4, B: 5, Resemblance: 1}}

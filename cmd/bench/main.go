@@ -52,6 +52,7 @@
 //	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
 //	bench update --input GLOB [--new-share 0.1] [--repeat 2] [--out DIR]   (runner update against a full run)
 //	bench modes --input GLOB [--html-column C] [--threshold T] [--repeat N] [--modes NAME,...]   (each way of finding pairs: cost and finds)
+//	bench centered [--sizes 10000,30000,100000] [--runner-args FLAGS] [--repeat N]   (centered clusters against components on a path of pages)
 package main
 
 import (
@@ -98,6 +99,8 @@ func main() {
 			exit(serveMain(os.Args[2:]))
 		case "modes":
 			exit(modesMain(os.Args[2:]))
+		case "centered":
+			exit(centeredMain(os.Args[2:]))
 		}
 	}
 	exit(benchMain(os.Args[1:]))

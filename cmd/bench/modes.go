@@ -43,19 +43,11 @@ func modesMain(args []string) error {
 	if *input == "" {
 		return fmt.Errorf("modes needs --input")
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "neardup-bench-modes-")
+	tmp, bin, err := tempRunner("modes")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "runner")
-	if err := buildRunner(root, bin); err != nil {
-		return err
-	}
 	fmt.Printf("### %s at resemblance %s\n\n", *input, *threshold)
 	fmt.Println("| mode | wall s | CPU s | peak RSS MB | shuffled (elements, MB) | candidate pairs | verified · pruned | links | clusters |")
 	fmt.Println("|---|---:|---:|---:|---|---:|---:|---:|---:|")
@@ -108,6 +100,24 @@ func modesMain(args []string) error {
 			group(el), mb(by), group(c["pairs"]), group(c["pairs_verified"]), group(c["pairs_verify_pruned"]), group(links), group(c["clusters"]))
 	}
 	return nil
+}
+
+// tempRunner makes a temporary folder for a bench subcommand and builds
+// cmd/runner of the module into it, returning both.
+func tempRunner(name string) (tmp, bin string, err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", "", err
+	}
+	if tmp, err = os.MkdirTemp("", "neardup-bench-"+name+"-"); err != nil {
+		return "", "", err
+	}
+	bin = filepath.Join(tmp, "runner")
+	if err := buildRunner(root, bin); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", err
+	}
+	return tmp, bin, nil
 }
 
 // buildRunner builds cmd/runner of the module at root into bin.

@@ -71,13 +71,19 @@ func WriteRecord(ctx context.Context, tempDir, step string, key int, counts map[
 // file when there are none), for WriteRecord. A tempDir of "" (the
 // transforms' tests) writes nothing.
 func WriteShard[T any](ctx context.Context, tempDir, table string, key int, rows []T) (Receipt, error) {
+	return WriteShardEach(ctx, tempDir, table, key, len(rows), func(buf []T, from int) { copy(buf, rows[from:]) })
+}
+
+// WriteShardEach is WriteShard for n rows made a chunk at a time by fill
+// (see tables.WriteEach).
+func WriteShardEach[T any](ctx context.Context, tempDir, table string, key, n int, fill func(buf []T, from int)) (Receipt, error) {
 	r := Receipt{Table: table, Key: key}
-	if tempDir == "" || len(rows) == 0 {
+	if tempDir == "" || n == 0 {
 		return r, nil
 	}
-	r.File, r.Rows = tables.ShardName(key), int64(len(rows))
+	r.File, r.Rows = tables.ShardName(key), int64(n)
 	var err error
-	r.Bytes, err = tables.WriteSized(ctx, store.Join(tempDir, table, r.File), rows)
+	r.Bytes, err = tables.WriteEach(ctx, store.Join(tempDir, table, r.File), n, fill)
 	return r, err
 }
 

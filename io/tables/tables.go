@@ -274,6 +274,13 @@ func Write[T any](ctx context.Context, name string, rows []T) error {
 
 // WriteSized is Write, and returns the file's size in bytes.
 func WriteSized[T any](ctx context.Context, name string, rows []T) (int64, error) {
+	return WriteEach(ctx, name, len(rows), func(buf []T, from int) { copy(buf, rows[from:]) })
+}
+
+// WriteEach is WriteSized for n rows made a chunk at a time: fill puts
+// rows from, from+1, ... into buf (called in order, from 0), so a caller
+// whose rows are another type's records need not hold them all twice.
+func WriteEach[T any](ctx context.Context, name string, n int, fill func(buf []T, from int)) (int64, error) {
 	f, err := store.OpenWrite(ctx, name)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
@@ -282,8 +289,11 @@ func WriteSized[T any](ctx context.Context, name string, rows []T) (int64, error
 	cw := &countingWriter{w: f}
 	w := parquet.NewGenericWriter[T](cw, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(1<<17))
 	const chunk = 4096
-	for i := 0; i < len(rows); i += chunk {
-		if _, err := w.Write(rows[i:min(i+chunk, len(rows))]); err != nil {
+	buf := make([]T, min(chunk, n))
+	for i := 0; i < n; i += chunk {
+		b := buf[:min(chunk, n-i)]
+		fill(b, i)
+		if _, err := w.Write(b); err != nil {
 			return 0, fmt.Errorf("%s: %w", name, err)
 		}
 	}
