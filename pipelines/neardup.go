@@ -126,7 +126,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	cfg := opt.Config
 	rows := checkFits(ctx, m, files, cfg.Columns)
 	if cfg.Partitions <= 0 {
-		cfg.Partitions = AutoPartitions(total)
+		cfg.Partitions = partitionsFor(total)
 	}
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, total)

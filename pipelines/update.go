@@ -136,7 +136,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	// A multiple of the index's partition count, so that each keyed step
 	// finds the index's records of its partition in one shard.
 	if cfg.Partitions <= 0 {
-		cfg.Partitions = src.Partitions * max(1, AutoPartitions(m.InputBytes)/src.Partitions)
+		cfg.Partitions = src.Partitions * max(1, partitionsFor(m.InputBytes)/src.Partitions)
 	} else if cfg.Partitions%src.Partitions != 0 {
 		return nil, fmt.Errorf("--partitions=%d: an update's partition count must be a multiple of its index's, %d (or leave it out)", cfg.Partitions, src.Partitions)
 	}

@@ -32,8 +32,9 @@ func init() {
 }
 
 // ReadSplits takes the input files and returns a PCollection<crawl.Split>,
-// one element per row group, redistributed so that the row groups of one
-// large file are read by every worker. cols are the columns read; with
+// one element per row group: the files' footers are read by all workers,
+// and the row groups redistributed so that those of one large file are
+// read by every worker. cols are the columns read; with
 // skipBad, a bad file (crawl.IsBadInput: not Parquet, a corrupt footer, a
 // wanted column missing) is recorded under tempDir for the manifest
 // instead of failing the run. A failed read is never skipped: it fails the
@@ -41,7 +42,11 @@ func init() {
 // Pin: it fails the run, naming it.
 func ReadSplits(s beam.Scope, in []InputFile, cols crawl.Columns, skipBad bool, tempDir string) beam.PCollection {
 	s = s.Scope("ReadSplits")
-	col := beam.CreateList(s, in)
+	// The files are spread over the workers before their footers are
+	// read: Create is one bundle, so the split reader fused to it would
+	// read every footer on one worker, a few requests per file one after
+	// another (about half an hour for 20,000 objects).
+	col := beam.Reshuffle(s, beam.CreateList(s, in))
 	splits := beam.ParDo(s, &splitFn{Columns: cols, SkipBadFiles: skipBad, TempDir: tempDir}, col)
 	return beam.Reshuffle(s, splits)
 }

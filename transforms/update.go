@@ -18,6 +18,7 @@ import (
 func init() {
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&mergeIndexPairsFn{})
 	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(int, []byte), error](&recountPairsFn{})
+	register.Function4x1[context.Context, int, []byte, func(int, []byte), error](cutPairs)
 }
 
 // IndexKeys gives an update's identical shortcut the index's
@@ -114,8 +115,35 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 // packed.Edge batches keyed by doc partition as Cluster's links.
 func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, sk sketch.Spec, carry bool, up Update, place Placement) (merged, carried beam.PCollection) {
 	s = s.Scope("IndexPairs")
+	// PairCount gives a whole pair partition as one element, which a
+	// full run hands to the next step on the same worker; here it crosses
+	// a shuffle, cut and sealed as every shuffled batch is.
+	pairs, uncounts = beam.ParDo(s, cutPairs, pairs), beam.ParDo(s, cutPairs, uncounts)
 	return beam.ParDo2(s, &mergeIndexPairsFn{Sketch: sk, CarryPairs: carry, FirstNewDoc: up.FirstNewDoc, Pairs: up.Index.Pairs, Contained: up.Index.Contained,
 		Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, place.Partitions)))
+}
+
+var (
+	cutElements = beam.NewCounter(Namespace, "shuffled_update_pairs_elements")
+	cutBytes    = beam.NewCounter(Namespace, "shuffled_update_pairs_bytes")
+)
+
+// cutPairs cuts a pair partition's packed pairs into sealed batches of at
+// most maxBatchBytes, for a shuffle.
+func cutPairs(ctx context.Context, part int, b []byte, emit func(int, []byte)) error {
+	if len(b)%packed.PairSize != 0 {
+		return fmt.Errorf("pair partition %d: %d bytes is not a whole number of pairs", part, len(b))
+	}
+	const chunk = maxBatchBytes / packed.PairSize * packed.PairSize
+	for len(b) > 0 {
+		n := min(chunk, len(b))
+		sealed := packed.Seal(nil, b[:n])
+		cutElements.Inc(ctx, 1)
+		cutBytes.Inc(ctx, int64(len(sealed)))
+		emit(part, sealed)
+		b = b[n:]
+	}
+	return nil
 }
 
 type mergeIndexPairsFn struct {
@@ -188,18 +216,13 @@ type carriedShard struct {
 // merge merges one pair partition (see ProcessElement) and returns its
 // pairs packed, and the shards it carried.
 func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountIt func(*[]byte) bool) ([]byte, []carriedShard, error) {
-	var all, unc []packed.Pair
-	var b []byte
-	var err error
-	for newIt(&b) {
-		if all, err = packed.AppendPairs(all, b); err != nil {
-			return nil, nil, err
-		}
+	all, err := decodeBatches(newIt, packed.AppendPairs)
+	if err != nil {
+		return nil, nil, err
 	}
-	for uncountIt(&b) {
-		if unc, err = packed.AppendPairs(unc, b); err != nil {
-			return nil, nil, err
-		}
+	unc, err := decodeBatches(uncountIt, packed.AppendPairs)
+	if err != nil {
+		return nil, nil, err
 	}
 	less := make(map[[2]uint64]uint32, len(unc))
 	for _, u := range unc {
