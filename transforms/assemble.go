@@ -72,8 +72,8 @@ var statusCounter = map[string]string{
 }
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
-	metas, assigns, statsIt = hold(f.Lanes, metas), hold(f.Lanes, assigns), hold(f.Lanes, statsIt)
-	return f.lanes.timed(ctx, f.Lanes, emit, outputTime, func() (laneOut[func(string)], error) {
+	n := hold(f.Lanes, &metas, &assigns, &statsIt)
+	return f.lanes.timed(ctx, n, emit, outputTime, func() (laneOut[func(string)], error) {
 		files, tally, err := f.assemble(ctx, part, metas, assigns, statsIt)
 		return func(ctx context.Context, emit func(string)) error {
 			for _, name := range files {

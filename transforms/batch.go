@@ -21,11 +21,20 @@ const maxBatchBytes = 1 << 20
 // full flush emits one batch per partition, so the bound grows with the
 // partition count, 128 KiB per partition (at least 1 MiB): batches
 // average 128 KiB or more whatever the count, so a stream of D bytes makes
-// about D / 128 KiB elements, linear in the data, not D × partitions.
-// Memory per batcher grows with the partitions, which grow as the square
-// root of the input (pipelines.AutoPartitions): 3.6 MiB at 1M bench pages,
-// about 210 MiB at 6 TB of Parquet.
-func maxBuffered(partitions int) int { return max(1<<20, partitions*(128<<10)) }
+// about D / 128 KiB elements, linear in the data, not D × partitions. Up
+// to maxBufferedBytes, where memory wins: past 512 partitions (about
+// 512 GiB of Parquet under AutoPartitions, or a cluster of 256 slots) the
+// batches of a full flush shrink instead (39 KiB on average at 1,691
+// partitions, so 3.3 times the elements), and a DoFn's buffers stay within
+// a few times 64 MiB whatever the partition count (sketchFn's four
+// batchers and its docs rows: at most 320 MiB; at 1,691 partitions they
+// could reach 1.4 GiB before).
+func maxBuffered(partitions int) int {
+	return min(max(1<<20, partitions*(128<<10)), maxBufferedBytes)
+}
+
+// maxBufferedBytes is the most any batcher holds (see maxBuffered).
+const maxBufferedBytes = 64 << 20
 
 // batcher packs records into per-partition batches and emits each batch when
 // it fills and at the end, sealed (compressed, see packed.Seal): every batch

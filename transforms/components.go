@@ -374,8 +374,8 @@ func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func
 }
 
 func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
-	labelsIt, linksIt, copiesIt, ranksIt, repsIt = hold(f.Lanes, labelsIt), hold(f.Lanes, linksIt), hold(f.Lanes, copiesIt), hold(f.Lanes, ranksIt), hold(f.Lanes, repsIt)
-	return f.lanes.timed(ctx, f.Lanes, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
+	n := hold(f.Lanes, &labelsIt, &linksIt, &copiesIt, &ranksIt, &repsIt)
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
 		members, clinks, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
 		return func(ctx context.Context, emit [2]func(int, []byte)) error {
 			parts := f.Partitions

@@ -285,8 +285,8 @@ func (f *exportSliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 // ProcessElement copies one slice of a file to its part. The part has a
 // fixed name, so a retry rewrites it.
 func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(int, []byte)) error {
-	batches = hold(f.Lanes, batches)
-	return f.lanes.do(ctx, f.Lanes, emit, func() (laneOut[func(int, []byte)], error) {
+	n := hold(f.Lanes, &batches)
+	return f.lanes.do(ctx, n, emit, func() (laneOut[func(int, []byte)], error) {
 		i, part, err := f.copy(ctx, key, batches)
 		return func(_ context.Context, emit func(int, []byte)) error {
 			emit(i, part)
@@ -393,8 +393,8 @@ func (f *exportJoinFn) FinishBundle(ctx context.Context, emit func(string)) erro
 // after checking that every slice is there, and writes the file's counts.
 // Its output and counts have fixed names, so a retry rewrites them.
 func (f *exportJoinFn) ProcessElement(ctx context.Context, i int, in func(*[]byte) bool, emit func(string)) error {
-	in = hold(f.Lanes, in)
-	return f.lanes.do(ctx, f.Lanes, emit, func() (laneOut[func(string)], error) {
+	n := hold(f.Lanes, &in)
+	return f.lanes.do(ctx, n, emit, func() (laneOut[func(string)], error) {
 		name, err := f.join(ctx, i, in)
 		return func(_ context.Context, emit func(string)) error {
 			emit(name)

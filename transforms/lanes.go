@@ -45,7 +45,11 @@ type laneResult[E any] struct {
 // the elements at the head of the queue that have finished, waiting for
 // the oldest when n are in flight.
 func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func() (laneOut[E], error)) error {
-	if n <= 1 && len(l.queue) == 0 {
+	if n <= 1 {
+		// Inline, after the elements in flight: their outs come first.
+		if err := l.finish(ctx, emit); err != nil {
+			return err
+		}
 		out, err := work()
 		if err != nil {
 			return err
@@ -135,28 +139,47 @@ func (l *lanes[E]) reset() {
 	l.queue = nil
 }
 
-// hold reads a shuffled stream's batches now, on the bundle's goroutine,
-// and returns an iterator over them for a lane, which lets go of each
-// batch as it hands it out. With one lane (n <= 1) work runs inline, in
-// the call, so the stream is read as it comes and hold returns it as it
-// is: the SDK pages a large group in from the runner, and holding it
-// would keep every sealed batch of the group alive beside what the DoFn
-// decodes from them.
-func hold(n int, it func(*[]byte) bool) func(*[]byte) bool {
+// holdBudget bounds the sealed bytes hold keeps of one element's streams.
+var holdBudget = 256 << 20
+
+// hold prepares an element's shuffled streams (each *it) for a lane and
+// returns the lanes the element may use. A stream is valid only during
+// the call, so for a lane it is read now, on the bundle's goroutine, and
+// replaced by an iterator over its batches that lets go of each as it
+// hands it out. With one lane (n <= 1) work runs inline, in the call, so
+// the streams are left as they are and read as they come: the SDK pages a
+// large group in from the runner, and holding it would keep every sealed
+// batch of the group alive beside what the DoFn decodes from them. Past
+// holdBudget bytes in all, hold stops: the stream it was reading goes on
+// where it left off (the batches held, then the rest as it comes), those
+// after it are left as they are, and it returns 1, so the element runs
+// inline after the lanes in flight, while its streams are valid.
+func hold(n int, its ...*func(*[]byte) bool) int {
 	if n <= 1 {
-		return it
+		return n
 	}
-	var batches [][]byte
-	var b []byte
-	for it(&b) {
-		batches = append(batches, b)
-		b = nil
-	}
-	return func(out *[]byte) bool {
-		if len(batches) == 0 {
-			return false
+	held := 0
+	for _, it := range its {
+		var batches [][]byte
+		var b []byte
+		src := *it
+		over := false
+		for !over && src(&b) {
+			batches = append(batches, b)
+			held += len(b)
+			b = nil
+			over = held > holdBudget
 		}
-		*out, batches[0], batches = batches[0], nil, batches[1:]
-		return true
+		*it = func(out *[]byte) bool {
+			if len(batches) == 0 {
+				return over && src(out)
+			}
+			*out, batches[0], batches = batches[0], nil, batches[1:]
+			return true
+		}
+		if over {
+			return 1
+		}
 	}
+	return n
 }

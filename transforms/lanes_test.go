@@ -112,34 +112,89 @@ func TestLanesFailure(t *testing.T) {
 	}
 }
 
-// TestHold checks that with lanes hold reads the stream at once and gives
-// every batch back, in order, after the stream's own iterator is gone,
-// letting go of each as it goes; and that with one lane it reads nothing
-// ahead: the stream is the DoFn's to read as it comes.
+// TestLanesInline checks that an element hold sends inline (one lane)
+// among elements on lanes works alone, after those in flight, and that
+// every element still emits in order.
+func TestLanesInline(t *testing.T) {
+	ctx := context.Background()
+	var l lanes[func(int)]
+	var got []int
+	emit := func(i int) { got = append(got, i) }
+	var running atomic.Int32
+	for i := range 20 {
+		n := 4
+		if i%5 == 3 {
+			n = 1
+		}
+		err := l.do(ctx, n, emit, func() (laneOut[func(int)], error) {
+			now := running.Add(1)
+			if n == 1 && now != 1 {
+				t.Errorf("element %d ran inline beside %d others", i, now-1)
+			}
+			time.Sleep(time.Duration((20-i)%5) * time.Millisecond)
+			running.Add(-1)
+			return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.finish(ctx, emit); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range got {
+		if x != i || len(got) != 20 {
+			t.Fatalf("emitted %v, want 0..19 in order", got)
+		}
+	}
+}
+
+// TestHold checks that with lanes hold reads the streams at once and gives
+// every batch back, in order, after the streams' own iterators are gone;
+// that with one lane it reads nothing ahead (the streams are the DoFn's to
+// read as they come); and that past its budget it stops holding, leaves
+// the rest to be read as it comes and asks for the element to run inline.
 func TestHold(t *testing.T) {
 	src := [][]byte{[]byte("a"), []byte("bc"), nil, []byte("d")}
-	for _, n := range []int{1, 2} {
-		i := 0
-		it := hold(n, func(b *[]byte) bool {
-			if i == len(src) {
+	stream := func(read *int) func(*[]byte) bool {
+		return func(b *[]byte) bool {
+			if *read == len(src) {
 				return false
 			}
-			*b = src[i]
-			i++
+			*b = src[*read]
+			*read++
 			return true
-		})
-		if want := map[int]int{1: 0, 2: len(src)}[n]; i != want {
-			t.Fatalf("lanes %d: hold read %d batches before its iterator was used, want %d", n, i, want)
 		}
+	}
+	drain := func(it func(*[]byte) bool) string {
 		var got []string
 		var b []byte
 		for it(&b) {
 			got = append(got, string(b))
 		}
-		if strings.Join(got, ",") != "a,bc,,d" {
-			t.Errorf("lanes %d: held batches %q", n, got)
+		return strings.Join(got, ",")
+	}
+	for _, c := range []struct {
+		lanes, budget        int
+		wantLanes            int
+		wantRead1, wantRead2 int // batches read before the iterators are used
+	}{
+		{1, 1 << 20, 1, 0, 0},
+		{2, 1 << 20, 2, 4, 4},
+		{2, 2, 1, 2, 0}, // "a", "bc": 3 bytes, over 2
+	} {
+		holdBudget = c.budget
+		var read1, read2 int
+		it1, it2 := stream(&read1), stream(&read2)
+		n := hold(c.lanes, &it1, &it2)
+		if n != c.wantLanes || read1 != c.wantRead1 || read2 != c.wantRead2 {
+			t.Errorf("lanes %d, budget %d: %d lanes, read %d and %d batches ahead; want %d lanes, %d and %d", c.lanes, c.budget, n, read1, read2, c.wantLanes, c.wantRead1, c.wantRead2)
+		}
+		if got1, got2 := drain(it1), drain(it2); got1 != "a,bc,,d" || got2 != "a,bc,,d" {
+			t.Errorf("lanes %d, budget %d: streams %q and %q", c.lanes, c.budget, got1, got2)
 		}
 	}
+	holdBudget = 256 << 20
 }
 
 // TestCopySlots checks that no more export copies run at once than the

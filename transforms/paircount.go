@@ -143,8 +143,8 @@ func (f *mergePairsFn) FinishBundle(ctx context.Context, emit func(int, []byte))
 }
 
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
-	batches = hold(f.Lanes, batches)
-	return f.lanes.timed(ctx, f.Lanes, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
+	n := hold(f.Lanes, &batches)
+	return f.lanes.timed(ctx, n, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
 		out, n, err := f.merge(batches)
 		if err == nil {
 			// The count the summary prints, as data: a runner's

@@ -68,8 +68,8 @@ func (f *shingleMergeFn) FinishBundle(ctx context.Context, emit, emitRecapped fu
 }
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
-	batches = hold(f.Lanes, batches)
-	return f.lanes.timed(ctx, f.Lanes, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
+	n := hold(f.Lanes, &batches)
+	return f.lanes.timed(ctx, n, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
 		m, err := f.merge(ctx, part, batches)
 		return func(ctx context.Context, emit [2]func([]byte)) error {
 			for _, b := range m.lists {

@@ -183,8 +183,8 @@ func (f *urlsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error
 // ProcessElement writes the urls shard of one URL partition and sends each
 // lost URL's document of its last sweep to that document's partition.
 func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
-	batches = hold(f.Lanes, batches)
-	return f.lanes.do(ctx, f.Lanes, emit, func() (laneOut[func(int, []byte)], error) {
+	n := hold(f.Lanes, &batches)
+	return f.lanes.do(ctx, n, emit, func() (laneOut[func(int, []byte)], error) {
 		lost, err := f.urls(ctx, part, batches)
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			for p, l := range lost {

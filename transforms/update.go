@@ -177,8 +177,8 @@ func (f *mergeIndexPairsFn) FinishBundle(ctx context.Context, emit, emitLinks fu
 // stored ones less their uncounted shingles, in packed.SortPairs order;
 // and carries the stored shards that stay.
 func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit, emitLinks func(int, []byte)) error {
-	newIt, uncountIt = hold(f.Lanes, newIt), hold(f.Lanes, uncountIt)
-	return f.lanes.timed(ctx, f.Lanes, [2]func(int, []byte){emit, emitLinks}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
+	n := hold(f.Lanes, &newIt, &uncountIt)
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitLinks}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
 		out, carried, err := f.merge(ctx, part, newIt, uncountIt)
 		return func(ctx context.Context, emit [2]func(int, []byte)) error {
 			if len(out) > 0 {

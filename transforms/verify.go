@@ -348,9 +348,9 @@ func (f *verifySliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 }
 
 func (f *verifySliceFn) ProcessElement(ctx context.Context, home int, jobsIt func(*[]byte) bool, namesIt func(*string) bool, emit func(int, []byte), tally func(string, int64)) error {
-	jobsIt = hold(f.Lanes, jobsIt)
+	n := hold(f.Lanes, &jobsIt)
 	names := drainStrings(namesIt)
-	return f.lanes.timed(ctx, f.Lanes, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
+	return f.lanes.timed(ctx, n, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
 		jobs, vs, err := f.verify(ctx, home, jobsIt, names)
 		return func(ctx context.Context, emit verifyEmit) error {
 			out := bundleBatcher(&f.out, ctx, "verified", f.Partitions, emit.pairs)
