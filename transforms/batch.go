@@ -52,6 +52,7 @@ const maxBufferedBytes = 64 << 20
 // batch, and maxBuffered keeps the memory bounded.
 type batcher struct {
 	bufs            [][]byte
+	pack            func(dst, batch []byte) []byte // if set, re-encodes a batch before it is sealed (packed.PackPairs)
 	buffered, limit int
 	emitFn          func(int, []byte)
 	elements, bytes beam.Counter
@@ -113,6 +114,9 @@ func finishBatcher(b **batcher, ctx context.Context, emit func(int, []byte)) {
 }
 
 func (b *batcher) emit(k int, v []byte) {
+	if b.pack != nil {
+		v = b.pack(nil, v)
+	}
 	v = packed.Seal(nil, v)
 	b.elements.Inc(b.ctx, 1)
 	b.bytes.Inc(b.ctx, int64(len(v)))
@@ -174,6 +178,23 @@ func decodeBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, 
 		return err
 	})
 	return all, err
+}
+
+// sortBatches opens every batch of a shuffled stream, decodes its records
+// with decode into a slice of their own (of size records, when they have
+// a fixed size; 0 lets the slice grow) and adds them to s, which sorts
+// them a key range at a time: a partition held once, not grown by append
+// and copied again by its sort (see packed.RangeSorter).
+func sortBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, error), size int, s *packed.RangeSorter[T]) error {
+	return eachBatch(it, func(b []byte) error {
+		var recs []T
+		if size > 0 {
+			recs = make([]T, 0, len(b)/size)
+		}
+		recs, err := decode(recs, b)
+		s.Add(recs)
+		return err
+	})
 }
 
 // keyedBatcher is a batcher whose keys have no bound (an input slice, not

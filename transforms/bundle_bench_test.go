@@ -21,7 +21,7 @@ import (
 //
 //	go test -run XXX -bench BundleHeap -benchtime 1x ./transforms/
 var (
-	bundleMB     = flag.Int("bundle-mb", 200, "MB of postings in BenchmarkShingleMergeBundleHeap's partition")
+	bundleMB     = flag.Int("bundle-mb", 200, "MB of postings (triplets) in BenchmarkShingleMergeBundleHeap's (BenchmarkPairCountBundleHeap's) partition")
 	bundleRepeat = flag.Int("bundle-repeat", 4, "times BenchmarkSketchBundleHeap's bundle reads multilingual-docs")
 )
 
@@ -126,6 +126,68 @@ func BenchmarkShingleMergeBundleHeap(b *testing.B) {
 			b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
 			b.ReportMetric(float64(peak)/float64(*bundleMB*1e6), "heap-B/B")
 			b.Logf("lanes %d: %d MB of postings, peak heap %.0f MB (%.2f bytes per byte), %d MB of lists emitted", lanes, *bundleMB, float64(peak)/1e6, float64(peak)/float64(*bundleMB*1e6), lists/b.N/1e6)
+		})
+	}
+}
+
+// tripletBatches is a pair partition as a runner hands it to phase 3's
+// merge: sealed batches of 128 KiB of triplets, mb MB in all. Each pair
+// is met one to eight times (its shared shingles), its triplets spread
+// over the stream as the lists of many bundles send them.
+func tripletBatches(mb int, seed uint64) func(*[]byte) bool {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	total := mb * 1e6 / packed.PairSize
+	perBatch := (128 << 10) / packed.PairSize
+	pairs := make([][2]uint64, total/4)
+	for i := range pairs {
+		a, b := rng.Uint64N(1<<30), rng.Uint64N(1<<30)
+		pairs[i] = [2]uint64{min(a, b), max(a, b) + 1}
+	}
+	made := 0
+	var raw []byte
+	return func(out *[]byte) bool {
+		if made >= total {
+			return false
+		}
+		raw = raw[:0]
+		for n := 0; n < perBatch && made < total; n++ {
+			p := pairs[rng.IntN(len(pairs))]
+			raw = packed.Pair{A: p[0], B: p[1], Count: 1, SizeA: 100, SizeB: 100,
+				RankA: uint16(rng.IntN(100)), RankB: uint16(rng.IntN(100))}.Append(raw)
+			made++
+		}
+		*out = packed.Seal(nil, packed.PackPairs(nil, raw))
+		return true
+	}
+}
+
+// BenchmarkPairCountBundleHeap is one phase 3 merge bundle of one pair
+// partition of --bundle-mb MB of triplets (the default MIN_s sketches: each
+// triplet kept until its pair is merged), at one lane and at two. It
+// reports the peak heap in MB and per byte of the partition's triplets.
+func BenchmarkPairCountBundleHeap(b *testing.B) {
+	for _, lanes := range []int{1, 2} {
+		b.Run(fmt.Sprintf("lanes=%d", lanes), func(b *testing.B) {
+			var peak uint64
+			var out int
+			for range b.N {
+				f := &mergePairsFn{Sketch: benchConfig().Linking().Sketch, Lanes: lanes}
+				emit := func(_ int, v []byte) { out += len(v) }
+				var err error
+				peak = max(peak, peakHeap(func() {
+					ctx := context.Background()
+					f.StartBundle(ctx, emit)
+					if err = f.ProcessElement(ctx, 7, tripletBatches(*bundleMB, 1), emit); err == nil {
+						err = f.FinishBundle(ctx, emit)
+					}
+				}))
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+			b.ReportMetric(float64(peak)/float64(*bundleMB*1e6), "heap-B/B")
+			b.Logf("lanes %d: %d MB of triplets, peak heap %.0f MB (%.2f bytes per byte), %d MB of pairs emitted", lanes, *bundleMB, float64(peak)/1e6, float64(peak)/float64(*bundleMB*1e6), out/b.N/1e6)
 		})
 	}
 }

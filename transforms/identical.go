@@ -70,22 +70,43 @@ func (f *identicalFn) FinishBundle(ctx context.Context, emitPostings, emitCopies
 
 func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) error {
 	defer identicalTime.done(ctx, time.Now())
-	all, err := decodeBatches(batches, packed.AppendSketches)
-	if err != nil {
+	sorted := packed.NewSketchSorter()
+	if err := sortBatches(batches, packed.AppendSketches, 0, sorted); err != nil {
 		return err
 	}
-	packed.SortSketches(all)
 	postings := bundleBatcher(&f.postings, ctx, "postings", f.Partitions, emitPostings)
 	copies := bundleBatcher(&f.copies, ctx, "copies", f.Partitions, emitCopies)
 	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Partitions, emitReps)
-	var groups, skipped, reps int64
+	var n identicalCounts
+	for all := sorted.Next(); all != nil; all = sorted.Next() {
+		f.group(all, postings, copies, repSketches, &n)
+	}
+	identicalGroups.Inc(ctx, n.groups)
+	identicalSkipped.Inc(ctx, n.skipped)
+	representatives.Inc(ctx, n.reps)
+	// Also as data: the manifest's figures must not depend on the
+	// runner's metrics, which Prism can drop (see writeTallies).
+	tally("identical_groups", n.groups)
+	tally("identical_skipped", n.skipped)
+	tally("representatives", n.reps)
+	return nil
+}
+
+// identicalCounts are the counts of Identical: groups of identical
+// documents, the copies skipped, and the representatives.
+type identicalCounts struct{ groups, skipped, reps int64 }
+
+// group gathers the identical documents of one key range of sorted
+// sketches: each key's first document is its representative, whose
+// sketch and postings go on, and the others its copies.
+func (f *identicalFn) group(all []packed.Sketch, postings, copies, repSketches *batcher, n *identicalCounts) {
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].Key == all[i].Key {
 			j++
 		}
 		rep := all[i]
-		reps++
+		n.reps++
 		// In an update, an index representative (IndexKeys) has its
 		// sketch and postings in the index's tables: it only gathers
 		// its new copies.
@@ -94,23 +115,14 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 			f.addPostings(postings, rep)
 		}
 		if j-i > 1 {
-			groups++
-			skipped += int64(j - i - 1)
+			n.groups++
+			n.skipped += int64(j - i - 1)
 			for _, c := range all[i+1 : j] {
 				copies.add(packed.Partition(rep.Doc, f.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Rank: c.Rank, Copy: true})
 			}
 		}
 		i = j
 	}
-	identicalGroups.Inc(ctx, groups)
-	identicalSkipped.Inc(ctx, skipped)
-	representatives.Inc(ctx, reps)
-	// Also as data: the manifest's figures must not depend on the
-	// runner's metrics, which Prism can drop (see writeTallies).
-	tally("identical_groups", groups)
-	tally("identical_skipped", skipped)
-	tally("representatives", reps)
-	return nil
 }
 
 // addPostings adds a representative's postings (in super-shingle mode its

@@ -103,6 +103,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 	// ranks, so its triplets travel as they are.
 	combine := f.Linking.Sketch.Kind != sketch.Min
 	out := f.bundle(ctx, "pairs", parts, emit)
+	out.pack = packed.PackPairs // the largest shuffle of a run with many near-duplicates
 	for p, pairs := range byPart {
 		if combine {
 			pairs = mergeCounts(pairs)
@@ -118,6 +119,12 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 // order of their hash) and sums the counts of equal (A, B), in place.
 func mergeCounts(pairs []packed.Pair) []packed.Pair {
 	packed.SortPairs(pairs)
+	return sumCounts(pairs)
+}
+
+// sumCounts sums the counts of equal (A, B) in pairs sorted by
+// packed.ComparePairs, in place.
+func sumCounts(pairs []packed.Pair) []packed.Pair {
 	out := pairs[:0]
 	for _, p := range pairs {
 		if n := len(out); n > 0 && out[n-1].A == p.A && out[n-1].B == p.B {
@@ -164,15 +171,21 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 // merge sums one pair partition's counts per pair, and returns them
 // packed, and how many pairs.
 func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) {
-	all, err := decodeBatches(batches, packed.AppendPairs)
-	if err != nil {
+	sorted := packed.NewPairSorter()
+	if err := sortBatches(batches, packed.AppendPackedPairs, 0, sorted); err != nil {
 		return nil, 0, err
 	}
 	var out []byte
 	var n int64
-	if f.Sketch.Kind == sketch.Min {
-		packed.SortPairs(all)
-		var ranks [][2]uint16
+	var ranks [][2]uint16
+	for all := sorted.Next(); all != nil; all = sorted.Next() {
+		if f.Sketch.Kind != sketch.Min {
+			for _, p := range sumCounts(all) {
+				out = p.Append(out)
+				n++
+			}
+			continue
+		}
 		for i := 0; i < len(all); {
 			j := i + 1
 			for j < len(all) && all[j].A == all[i].A && all[j].B == all[i].B {
@@ -189,11 +202,6 @@ func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) 
 			out = p.Append(out)
 			n++
 			i = j
-		}
-	} else {
-		for _, p := range mergeCounts(all) {
-			out = p.Append(out)
-			n++
 		}
 	}
 	return out, n, nil

@@ -69,8 +69,14 @@ func (f *shingleMergeFn) FinishBundle(ctx context.Context, emit, emitRecapped fu
 
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
 	n := hold(f.Lanes, &batches)
+	// Inline (one lane), the lists are emitted as they are cut; on a lane
+	// they wait for its out.
+	var direct func([]byte)
+	if n <= 1 {
+		direct = emit
+	}
 	return f.lanes.timed(ctx, n, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
-		m, err := f.merge(ctx, part, batches)
+		m, err := f.merge(ctx, part, batches, direct)
 		return func(ctx context.Context, emit [2]func([]byte)) error {
 			for _, b := range m.lists {
 				emit[0](b)
@@ -88,28 +94,91 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 }
 
 // merged is what phase 2 makes of one shingle partition: the batches of
-// lists and recapped lists to emit, and its counts.
+// lists (unless emitted as cut) and recapped lists to emit, and its counts.
 type merged struct {
 	lists, recapped           [][]byte
 	distinct, shared, dropped int64
 }
 
 // merge sorts one partition's postings, the index's included in an
-// update, writes them to the postings table and cuts them into lists.
-func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]byte) bool) (merged, error) {
+// update, writes them to the postings table and cuts them into lists,
+// which go to emit as they are cut if it is not nil. The postings are
+// kept as decoded, a batch at a time, and sorted a key range at a time
+// (packed.RangeSorter): a partition's postings are the most phase 2
+// holds, and beside them it holds about an eighth more.
+func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]byte) bool, emit func([]byte)) (merged, error) {
 	var m merged
-	all, err := decodeBatches(batches, packed.AppendPostings)
+	sorter := packed.NewPostingSorter()
+	written := 0 // the postings the shard gets: in an update, the new documents'
+	err := eachBatch(batches, func(b []byte) error {
+		ps, err := packed.AppendPostings(make([]packed.Posting, 0, len(b)/packed.PostingSize), b)
+		for _, p := range ps {
+			if p.Doc >= f.FirstNewDoc {
+				written++
+			}
+		}
+		sorter.Add(ps)
+		return err
+	})
 	if err != nil {
 		return m, err
 	}
-	if all, err = appendIndexPostings(ctx, all, f.Index, part, f.Partitions); err != nil {
+	old, err := appendIndexPostings(ctx, nil, f.Index, part, f.Partitions)
+	if err != nil {
 		return m, err
 	}
-	packed.SortPostings(all)
-	if err := writePostings(ctx, f.TempDir, f.FirstNewDoc, part, all); err != nil {
+	sorter.Add(old)
+	if emit == nil {
+		emit = func(b []byte) { m.lists = append(m.lists, b) }
+	}
+	cut := listCutter{Candidates: f.Candidates, firstNewDoc: f.FirstNewDoc, m: &m, emit: emit}
+	// The shard's rows are drawn from the sorted ranges as the writer asks
+	// for them; each range is cut into lists when it is drawn, and the
+	// ranges left after the shard's last row (or all, with no shard) after.
+	var cur []packed.Posting
+	draw := func() bool {
+		for len(cur) == 0 {
+			if cur = sorter.Next(); cur == nil {
+				return false
+			}
+			cut.add(cur)
+		}
+		return true
+	}
+	if err := writePostings(ctx, f.TempDir, part, written, func() packed.Posting {
+		for draw() {
+			p := cur[0]
+			cur = cur[1:]
+			if p.Doc >= f.FirstNewDoc {
+				return p
+			}
+		}
+		panic("shinglemerge: fewer postings than counted") // written counted them
+	}); err != nil {
 		return m, err
 	}
-	var out []byte
+	for draw() {
+		cur = nil
+	}
+	cut.flush()
+	return m, nil
+}
+
+// listCutter cuts sorted postings into the lists of phase 2: each
+// shingle's list whole within one batch of at most maxBatchBytes (unless
+// the list alone is larger), single-document shingles left out and too
+// common ones dropped (and, in an update, recapped). add must be given
+// whole shingles: a key range of a packed.RangeSorter holds them whole.
+type listCutter struct {
+	Candidates
+	firstNewDoc uint64
+	m           *merged
+	emit        func([]byte)
+	out         []byte
+}
+
+func (c *listCutter) add(all []packed.Posting) {
+	m := c.m
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].Shingle == all[i].Shingle {
@@ -117,9 +186,9 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 		}
 		m.distinct++
 		switch n := j - i; {
-		case n > f.Candidates.maxShingleDocs():
+		case n > c.maxShingleDocs():
 			m.dropped++
-			if first := f.FirstNewDoc; first > 0 {
+			if first := c.firstNewDoc; first > 0 {
 				old := all[i:j]
 				for k, p := range old {
 					if p.Doc >= first {
@@ -127,7 +196,7 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 						break
 					}
 				}
-				if len(old) >= 2 && len(old) <= f.Candidates.maxShingleDocs() {
+				if len(old) >= 2 && len(old) <= c.maxShingleDocs() {
 					var b []byte
 					for _, p := range old {
 						b = p.Append(b)
@@ -137,49 +206,43 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 			}
 		case n >= 2:
 			m.shared++
-			if len(out) > 0 && len(out)+n*packed.PostingSize > maxBatchBytes {
-				m.lists = append(m.lists, out)
-				out = nil
+			if len(c.out) > 0 && len(c.out)+n*packed.PostingSize > maxBatchBytes {
+				c.flush()
+			}
+			if c.out == nil {
+				c.out = make([]byte, 0, max(maxBatchBytes, n*packed.PostingSize))
 			}
 			for _, p := range all[i:j] {
-				out = p.Append(out)
+				c.out = p.Append(c.out)
 			}
 		}
 		i = j
 	}
-	if len(out) > 0 {
-		m.lists = append(m.lists, out)
+}
+
+// flush emits the batch being cut, if any.
+func (c *listCutter) flush() {
+	if len(c.out) > 0 {
+		c.emit(c.out)
+		c.out = nil
 	}
-	return m, nil
 }
 
 // writePostings writes the postings shard of one shingle partition under
-// tempDir, sorted by shingle and doc (the name is fixed by the partition,
-// so a retried bundle rewrites the same file).
-// In an update it writes the new documents' only (from firstNewDoc): the
+// tempDir: n postings, taken in order (by shingle and doc) from next. The
+// name is fixed by the partition, so a retried bundle rewrites the same
+// file. In an update the caller gives the new documents' only: the
 // index's shards are carried over (CarryShards).
-func writePostings(ctx context.Context, tempDir string, firstNewDoc uint64, part int, all []packed.Posting) error {
+func writePostings(ctx context.Context, tempDir string, part, n int, next func() packed.Posting) error {
 	if tempDir == "" {
 		return nil
 	}
-	// The rows are made a chunk at a time: a partition's postings are
-	// the biggest thing phase 2 holds, and a table row of each beside them
-	// was another 24 bytes per posting.
-	n := 0
-	for _, p := range all {
-		if p.Doc >= firstNewDoc {
-			n++
-		}
-	}
-	next := 0 // the posting the next row comes from
+	// The rows are made a chunk at a time: a table row of each posting
+	// beside them was another 24 bytes per posting.
 	r, err := output.WriteShardEach(ctx, tempDir, tables.PostingsTable, part, n, func(buf []tables.Posting, _ int) {
 		for i := range buf {
-			for all[next].Doc < firstNewDoc {
-				next++
-			}
-			p := all[next]
+			p := next()
 			buf[i] = tables.Posting{Shingle: int64(p.Shingle), DocID: int64(p.Doc), SketchSize: int32(p.Size), Rank: int32(p.Rank)}
-			next++
 		}
 	})
 	if err != nil {

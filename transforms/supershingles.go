@@ -51,34 +51,35 @@ type superCandidatesFn struct {
 // keyed by the doc partition of their first document.
 func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
 	defer superTime.done(ctx, time.Now())
-	all, err := decodeBatches(batches, packed.AppendPostings)
-	if err != nil {
+	sorted := packed.NewPostingSorter() // super-shingles are fingerprints too
+	if err := sortBatches(batches, packed.AppendPostings, packed.PostingSize, sorted); err != nil {
 		return err
 	}
-	packed.SortPostings(all) // super-shingles are fingerprints too
 	parts := f.Partitions
 	byPart := make([][]packed.Pair, parts)
 	var distinct, shared, dropped, n int64
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j].Shingle == all[i].Shingle {
-			j++
-		}
-		distinct++
-		switch docs := all[i:j]; {
-		case len(docs) > f.Candidates.maxShingleDocs():
-			dropped++
-		case len(docs) >= 2:
-			shared++
-			for x := range docs {
-				for y := x + 1; y < len(docs); y++ {
-					p := packed.Partition(docs[x].Doc, parts)
-					byPart[p] = append(byPart[p], packed.Pair{A: docs[x].Doc, B: docs[y].Doc, Count: 1})
-					n++
+	for all := sorted.Next(); all != nil; all = sorted.Next() {
+		for i := 0; i < len(all); {
+			j := i + 1
+			for j < len(all) && all[j].Shingle == all[i].Shingle {
+				j++
+			}
+			distinct++
+			switch docs := all[i:j]; {
+			case len(docs) > f.Candidates.maxShingleDocs():
+				dropped++
+			case len(docs) >= 2:
+				shared++
+				for x := range docs {
+					for y := x + 1; y < len(docs); y++ {
+						p := packed.Partition(docs[x].Doc, parts)
+						byPart[p] = append(byPart[p], packed.Pair{A: docs[x].Doc, B: docs[y].Doc, Count: 1})
+						n++
+					}
 				}
 			}
+			i = j
 		}
-		i = j
 	}
 	out := f.bundle(ctx, "candidates", parts, emit)
 	for p, pairs := range byPart {

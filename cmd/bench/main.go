@@ -47,7 +47,7 @@
 // column flags default to cmd/runner's):
 //
 //	bench floor --input GLOB --output DIR [--text-column C] [--html-column C] [--cpuprofile FILE]
-//	bench pipeline --input GLOB --output DIR [--from INDEX] [--text-column C] [--html-column C] [--redirect-column C] [--sweep-date D] [--cpuprofile FILE]   (pipelines.Run, or Update with --from, in-process)
+//	bench pipeline --input GLOB --output DIR [--from INDEX] [--text-column C] [--html-column C] [--redirect-column C] [--sweep-date D] [--cpuprofile FILE] [--heapprofile FILE]   (pipelines.Run, or Update with --from, in-process)
 //	bench gen --docs N --out DIR [--seed S] [--text ascii|unicode] [--cpuprofile FILE]
 //	bench inputtext --input GLOB [--text-column C] [--html-column C]   (prints rows and text bytes)
 //	bench update --input GLOB [--new-share 0.1] [--repeat 2] [--out DIR]   (runner update against a full run)
@@ -66,6 +66,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"sort"
@@ -132,6 +133,43 @@ func profiled(path string, fn func() error) error {
 	return err
 }
 
+// atPeakHeap writes a heap profile to path each time the heap in use is
+// a tenth above the most seen so far (checked twice a second), so the
+// last one written is taken near the peak, until the function it returns
+// is called. Nothing happens if path is empty.
+func atPeakHeap(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		var most uint64
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse <= most+most/10 {
+				continue
+			}
+			most = ms.HeapInuse
+			if f, err := os.Create(path); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+				fmt.Fprintf(os.Stderr, "bench: heap profile at %.0f MB in use\n", float64(most)/1e6)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 func floorMain(args []string) error {
 	fs := flag.NewFlagSet("floor", flag.ExitOnError)
 	input := fs.String("input", "", "input glob")
@@ -164,6 +202,7 @@ func pipelineMain(args []string) error {
 	from := fs.String("from", "", "an index: run an update of it with --input instead of a full run")
 	redirect := fs.String("redirect-column", "", "column of the URL a row redirects to (as the runner's flag)")
 	sweep := fs.String("sweep-date", "2026-01-01", "the input's sweep, as the runner's flag (bench update's by default)")
+	heap := fs.String("heapprofile", "", "write a heap profile here, taken when the heap was largest (checked twice a second)")
 	fs.Parse(args)
 	if err := flag.CommandLine.Parse(fs.Args()); err != nil {
 		return err
@@ -172,6 +211,7 @@ func pipelineMain(args []string) error {
 	if *input == "" || *out == "" {
 		return errors.New("pipeline needs --input and --output")
 	}
+	defer atPeakHeap(*heap)()
 	return profiled(*prof, func() error {
 		opt := pipelines.Options{Input: *input, Output: *out, Config: columnConfig(*textCol, *htmlCol), Flags: map[string]string{}, Overwrite: true}
 		opt.Config.Sweep = *sweep

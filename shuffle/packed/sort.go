@@ -64,12 +64,6 @@ func ComparePostings(x, y Posting) int {
 	return cmp.Or(cmp.Compare(x.Shingle, y.Shingle), cmp.Compare(x.Doc, y.Doc))
 }
 
-// SortPostings sorts postings by (Shingle, Doc); shingles must be
-// fingerprints (uniform over 64 bits) for it to be fast.
-func SortPostings(ps []Posting) {
-	bucketSort(ps, make([]Posting, len(ps)), func(p *Posting) uint64 { return p.Shingle }, ComparePostings)
-}
-
 // PairHash is the hash a pair is partitioned and sorted by.
 func PairHash(a, b uint64) uint64 { return fingerprint.Mix(a ^ (b * 0x9e3779b97f4a7c15)) }
 
@@ -85,9 +79,134 @@ func SortPairs(ps []Pair) {
 	bucketSort(ps, make([]Pair, len(ps)), func(p *Pair) uint64 { return PairHash(p.A, p.B) }, ComparePairs)
 }
 
-// SortSketches sorts sketch records by (Key, Doc); keys must be
-// fingerprints for it to be fast.
-func SortSketches(ss []Sketch) {
-	bucketSort(ss, make([]Sketch, len(ss)), func(s *Sketch) uint64 { return s.Key },
-		func(x, y Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
+func sketchKey(s *Sketch) uint64 { return s.Key }
+
+func compareSketches(x, y Sketch) int {
+	return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc))
+}
+
+// A partition's records come as a stream of batches, and sorting them as
+// one slice held them twice or more: the slice grown by append (up to
+// 2.25 times its final size at the last growth) and bucketSort's scratch.
+// RangeSorter keeps each batch as it comes, ordered in place by the top
+// bits of its key (one of rangeCount key ranges), and sorts one key range
+// at a time into a buffer it reuses: beside the records it holds two
+// buffers of about 1/rangeCount of them. Records with equal keys (a
+// shingle's postings, a pair's triplets) share a key range, so each range
+// holds its groups whole.
+
+const (
+	rangeBits  = 4
+	rangeCount = 1 << rangeBits
+	runMax     = 8192 // records a run orders in place, with scratch of its size
+)
+
+// A RangeSorter sorts records added a batch at a time (Add) and hands
+// them back sorted, a key range at a time (Next). Its key must be uniform
+// over 64 bits and order records as cmp does on its first criterion; the
+// zero value is not usable: see NewRangeSorter.
+type RangeSorter[T any] struct {
+	key      func(*T) uint64
+	cmp      func(x, y T) int
+	runs     []sortRun[T]
+	counts   [rangeCount]int
+	next     int // the key range Next returns next
+	out, tmp []T
+	runTmp   []T
+	n        int
+}
+
+// sortRun is one added run of records, ordered by key range: range r is
+// recs[ends[r-1]:ends[r]] (from 0 for r = 0).
+type sortRun[T any] struct {
+	recs []T
+	ends [rangeCount]int32
+}
+
+// NewRangeSorter returns an empty RangeSorter for key and cmp (see
+// RangeSorter).
+func NewRangeSorter[T any](key func(*T) uint64, cmp func(x, y T) int) *RangeSorter[T] {
+	return &RangeSorter[T]{key: key, cmp: cmp}
+}
+
+// NewPostingSorter returns a RangeSorter of postings by (Shingle, Doc);
+// shingles must be fingerprints (uniform over 64 bits).
+func NewPostingSorter() *RangeSorter[Posting] { return NewRangeSorter(postingKey, ComparePostings) }
+
+func postingKey(p *Posting) uint64 { return p.Shingle }
+
+// NewSketchSorter returns a RangeSorter of sketch records by (Key, Doc);
+// keys must be fingerprints.
+func NewSketchSorter() *RangeSorter[Sketch] { return NewRangeSorter(sketchKey, compareSketches) }
+
+// NewPairSorter returns a RangeSorter of pairs in ComparePairs order.
+func NewPairSorter() *RangeSorter[Pair] {
+	return NewRangeSorter(func(p *Pair) uint64 { return PairHash(p.A, p.B) }, ComparePairs)
+}
+
+// Len is the number of records added.
+func (s *RangeSorter[T]) Len() int { return s.n }
+
+// Add takes recs (and keeps them: the caller must not change them after)
+// and orders them in place by key range, runMax records at a time. It must
+// not be called after Next.
+func (s *RangeSorter[T]) Add(recs []T) {
+	for len(recs) > 0 {
+		run := recs[:min(len(recs), runMax)]
+		recs = recs[len(run):]
+		var c [rangeCount + 1]int32
+		for i := range run {
+			c[s.key(&run[i])>>(64-rangeBits)+1]++
+		}
+		for r := 1; r <= rangeCount; r++ {
+			s.counts[r-1] += int(c[r])
+			c[r] += c[r-1]
+		}
+		if cap(s.runTmp) < len(run) {
+			s.runTmp = make([]T, runMax)
+		}
+		tmp := s.runTmp[:len(run)]
+		for i := range run {
+			r := s.key(&run[i]) >> (64 - rangeBits)
+			tmp[c[r]] = run[i]
+			c[r]++
+		}
+		copy(run, tmp)
+		sr := sortRun[T]{recs: run}
+		copy(sr.ends[:], c[:rangeCount])
+		s.runs = append(s.runs, sr)
+		s.n += len(run)
+	}
+}
+
+// Next returns the records of the next key range in order, or nil when
+// every range has been returned. The slice is valid until the next call.
+func (s *RangeSorter[T]) Next() []T {
+	if s.next == 0 {
+		s.runTmp = nil
+		most := 0
+		for _, c := range s.counts {
+			most = max(most, c)
+		}
+		s.out, s.tmp = make([]T, 0, most), make([]T, most)
+	}
+	for ; s.next < rangeCount; s.next++ {
+		r := s.next
+		if s.counts[r] == 0 {
+			continue
+		}
+		out := s.out[:0]
+		for i := range s.runs {
+			from := int32(0)
+			if r > 0 {
+				from = s.runs[i].ends[r-1]
+			}
+			out = append(out, s.runs[i].recs[from:s.runs[i].ends[r]]...)
+		}
+		bucketSort(out, s.tmp[:len(out)], func(p *T) uint64 { return s.key(p) << rangeBits }, s.cmp)
+		s.next++
+		return out
+	}
+	s.runs, s.out, s.tmp = nil, nil, nil
+	return nil
 }

@@ -30,7 +30,7 @@ func TestSortsEqualComparisonSort(t *testing.T) {
 			}
 			wantP := slices.Clone(ps)
 			slices.SortStableFunc(wantP, ComparePostings)
-			SortPostings(ps)
+			bucketSort(ps, make([]Posting, len(ps)), postingKey, ComparePostings)
 			for i := range ps {
 				if ComparePostings(ps[i], wantP[i]) != 0 {
 					t.Fatalf("n=%d skew=%v: postings[%d] = %+v, want %+v", n, skew, i, ps[i], wantP[i])
@@ -58,7 +58,7 @@ func BenchmarkSortPostings(b *testing.B) {
 	b.Run("bucket", func(b *testing.B) {
 		for range b.N {
 			copy(work, ps)
-			SortPostings(work)
+			bucketSort(work, make([]Posting, len(work)), postingKey, ComparePostings)
 		}
 	})
 	b.Run("SortFunc", func(b *testing.B) {
@@ -69,7 +69,9 @@ func BenchmarkSortPostings(b *testing.B) {
 	})
 }
 
-func TestSortSketchesEqualsComparisonSort(t *testing.T) {
+// TestSketchOrder checks bucketSort on sketch records (NewSketchSorter's
+// key and order) against slices.SortStableFunc.
+func TestSketchOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, n := range []int{0, 5, 64, 3000} {
 		ss := make([]Sketch, n)
@@ -86,10 +88,57 @@ func TestSortSketchesEqualsComparisonSort(t *testing.T) {
 			}
 			return int(x.Doc) - int(y.Doc)
 		})
-		SortSketches(ss)
+		bucketSort(ss, make([]Sketch, len(ss)), sketchKey, compareSketches)
 		for i := range ss {
 			if ss[i].Key != want[i].Key || ss[i].Doc != want[i].Doc {
 				t.Fatalf("n=%d: sketches[%d] = (%x, %d), want (%x, %d)", n, i, ss[i].Key, ss[i].Doc, want[i].Key, want[i].Doc)
+			}
+		}
+	}
+}
+
+// TestRangeSorterEqualsComparisonSort adds records in batches of many
+// sizes (one larger than a run) and checks that the ranges Next returns,
+// one after another, are the records in slices.SortStableFunc's order,
+// with keys uniform, concentrated in one range, and repeated across
+// batches (a shingle in many documents).
+func TestRangeSorterEqualsComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 1, 100, 5000, 40000} {
+		for _, keys := range []string{"uniform", "one range", "repeated"} {
+			ps := make([]Posting, n)
+			for i := range ps {
+				sh := r.Uint64()
+				switch keys {
+				case "one range":
+					sh >>= rangeBits
+				case "repeated":
+					sh = uint64(r.IntN(7)) << 60
+				}
+				ps[i] = Posting{Shingle: sh, Doc: uint64(r.IntN(n + 1)), Size: uint32(i)}
+			}
+			want := slices.Clone(ps)
+			slices.SortStableFunc(want, ComparePostings)
+			s := NewPostingSorter()
+			for rest := slices.Clone(ps); len(rest) > 0; {
+				k := min(len(rest), 1+r.IntN(2*runMax))
+				s.Add(rest[:k])
+				rest = rest[k:]
+			}
+			if s.Len() != n {
+				t.Fatalf("n=%d %s: Len() = %d", n, keys, s.Len())
+			}
+			var got []Posting
+			for b := s.Next(); b != nil; b = s.Next() {
+				got = append(got, b...)
+			}
+			if len(got) != n {
+				t.Fatalf("n=%d %s: %d records out", n, keys, len(got))
+			}
+			for i := range got {
+				if ComparePostings(got[i], want[i]) != 0 {
+					t.Fatalf("n=%d %s: [%d] = %+v, want %+v", n, keys, i, got[i], want[i])
+				}
 			}
 		}
 	}
