@@ -197,6 +197,38 @@ func sortBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, er
 	})
 }
 
+var (
+	countedElements = beam.NewCounter(Namespace, "shuffled_counted_pairs_elements")
+	countedBytes    = beam.NewCounter(Namespace, "shuffled_counted_pairs_bytes")
+)
+
+// emitPairBatches emits a pair partition's counted pairs, given in
+// Pair.Append's layout, as batches of at most maxBatchBytes of them, each
+// packed (packed.PackPairs) and sealed: the form in which phase 3 and the
+// super-shingle candidates hand pairs to Verify and phase 4, and an update
+// to IndexPairs. A partition of a pair-heavy crawl is tens of MB, which a
+// runner holds and moves several times over as one element.
+func emitPairBatches(ctx context.Context, part int, raw []byte, emit func(int, []byte)) {
+	const chunk = maxBatchBytes / packed.PairSize * packed.PairSize
+	for len(raw) > 0 {
+		n := min(chunk, len(raw))
+		sealed := packed.Seal(nil, packed.PackPairs(nil, raw[:n]))
+		countedElements.Inc(ctx, 1)
+		countedBytes.Inc(ctx, int64(len(sealed)))
+		emit(part, sealed)
+		raw = raw[n:]
+	}
+}
+
+// openPairBatch decodes a batch emitPairBatches made.
+func openPairBatch(b []byte) ([]packed.Pair, error) {
+	raw, err := packed.Open(nil, b)
+	if err != nil {
+		return nil, err
+	}
+	return packed.AppendPackedPairs(nil, raw)
+}
+
 // keyedBatcher is a batcher whose keys have no bound (an input slice, not
 // a partition): it keeps a batch per key met, under the same limits, and
 // emits sealed batches with the same counters. A DoFn keeps one for its

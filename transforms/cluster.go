@@ -28,7 +28,7 @@ func init() {
 
 // Cluster is phase 4. It takes the counted pairs of PairCount, or the
 // pairs Verify passed and those it checked (checked: not valid when the
-// run verifies nothing), a batch per pair partition of each, the
+// run verifies nothing; a batch per pair partition), the
 // identical copies and
 // representatives' sketches of Identical and the documents' ranks of
 // Sketch. Each pair is estimated (clusters.Estimate) and link decides
@@ -95,7 +95,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 		pairs, err = packed.AppendVerified(nil, batch)
 	} else {
 		var ps []packed.Pair
-		ps, err = packed.AppendPairs(nil, batch)
+		ps, err = openPairBatch(batch)
 		pairs = make([]packed.Verified, len(ps))
 		for i, p := range ps {
 			pairs[i].Pair = p
@@ -147,11 +147,16 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			rows = append(rows, row)
 		}
 	}
-	step := "estimate"
+	step, key := "estimate", part
 	if f.Checked {
 		step = "estimate_checked"
+	} else if len(pairs) > 0 {
+		// A partition's pairs come in several batches, each a pair's
+		// only batch: the first pair names the batch's tally, the same
+		// on a retry.
+		key = int(packed.PairHash(pairs[0].A, pairs[0].B) >> 2)
 	}
-	if err := writeKeyTally(ctx, f.TempDir, step, part, countLinks(ctx, nLinks, nUncertain, int64(len(rows)))); err != nil {
+	if err := writeKeyTally(ctx, f.TempDir, step, key, countLinks(ctx, nLinks, nUncertain, int64(len(rows)))); err != nil {
 		return err
 	}
 	if len(rows) > 0 {

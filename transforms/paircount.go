@@ -27,8 +27,8 @@ func init() {
 // the shingle lists of ShingleMerge and expands each list into one triplet
 // per pair of its documents (A < B), then sorts and merges the triplets by
 // pair partition, summing the counts. It returns PCollection<KV<int,
-// []byte>>: per pair partition, the merged packed.Pair records sorted by
-// (A, B), with Count the number of shared sketch shingles and, for MIN_s
+// []byte>>: per pair partition, the merged packed.Pair records in batches
+// of at most 1 MiB of them, packed and sealed (emitPairBatches), with Count the number of shared sketch shingles and, for MIN_s
 // sketches (link.Sketch), MinShared the numerator of Broder's estimate.
 // It skips the pairs that cannot link under link (see sizesMayLink and
 // prefixesMayLink), and in an update those of two documents below
@@ -160,9 +160,7 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 		}
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			pairsCounted.Inc(ctx, n)
-			if len(out) > 0 {
-				emit(part, out)
-			}
+			emitPairBatches(ctx, part, out, emit)
 			return nil
 		}, err
 	})

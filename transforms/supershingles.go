@@ -168,8 +168,6 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 	if err := writeKeyTally(ctx, f.TempDir, "supercount", part, map[string]int64{"pairs": int64(len(recs))}); err != nil {
 		return err
 	}
-	if len(out) > 0 {
-		emit(part, out)
-	}
+	emitPairBatches(ctx, part, out, emit)
 	return nil
 }

@@ -37,7 +37,7 @@ func postingStrings(b []byte, emit func(string)) error {
 }
 
 func pairStrings(_ int, b []byte, emit func(string)) error {
-	ps, err := packed.AppendPairs(nil, b)
+	ps, err := openPairBatch(b)
 	for _, p := range ps {
 		emit(fmt.Sprintf("%d-%d:%d/%d", p.A, p.B, p.Count, p.MinShared))
 	}

@@ -18,7 +18,6 @@ import (
 func init() {
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&mergeIndexPairsFn{})
 	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(int, []byte), error](&recountPairsFn{})
-	register.Function4x1[context.Context, int, []byte, func(int, []byte), error](cutPairs)
 }
 
 // IndexKeys gives an update's identical shortcut the index's
@@ -107,7 +106,7 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 // uncounted shingles (and goes if none is left), exactly as a full run
 // would have counted it on sketches sk; the index's pairs among its own
 // documents are never counted again. It returns pairs, PCollection<KV<int,
-// []byte>> of packed.Pair batches per pair partition, as PairCount returns
+// []byte>> of packed.Pair batches by pair partition, as PairCount returns
 // them, for Cluster; and carried, the links of the index's pairs shards
 // carried over as they are under place.TempDir (carry, under the index's
 // policy: a shard cut by this run's partition count none of whose pairs
@@ -115,35 +114,8 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 // packed.Edge batches keyed by doc partition as Cluster's links.
 func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, sk sketch.Spec, carry bool, up Update, place Placement) (merged, carried beam.PCollection) {
 	s = s.Scope("IndexPairs")
-	// PairCount gives a whole pair partition as one element, which a
-	// full run hands to the next step on the same worker; here it crosses
-	// a shuffle, cut and sealed as every shuffled batch is.
-	pairs, uncounts = beam.ParDo(s, cutPairs, pairs), beam.ParDo(s, cutPairs, uncounts)
 	return beam.ParDo2(s, &mergeIndexPairsFn{Sketch: sk, CarryPairs: carry, FirstNewDoc: up.FirstNewDoc, Pairs: up.Index.Pairs, Contained: up.Index.Contained,
 		Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, place.Partitions)))
-}
-
-var (
-	cutElements = beam.NewCounter(Namespace, "shuffled_update_pairs_elements")
-	cutBytes    = beam.NewCounter(Namespace, "shuffled_update_pairs_bytes")
-)
-
-// cutPairs cuts a pair partition's packed pairs into sealed batches of at
-// most maxBatchBytes, for a shuffle.
-func cutPairs(ctx context.Context, part int, b []byte, emit func(int, []byte)) error {
-	if len(b)%packed.PairSize != 0 {
-		return fmt.Errorf("pair partition %d: %d bytes is not a whole number of pairs", part, len(b))
-	}
-	const chunk = maxBatchBytes / packed.PairSize * packed.PairSize
-	for len(b) > 0 {
-		n := min(chunk, len(b))
-		sealed := packed.Seal(nil, b[:n])
-		cutElements.Inc(ctx, 1)
-		cutBytes.Inc(ctx, int64(len(sealed)))
-		emit(part, sealed)
-		b = b[n:]
-	}
-	return nil
 }
 
 type mergeIndexPairsFn struct {
@@ -181,9 +153,7 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitLinks}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
 		out, carried, err := f.merge(ctx, part, newIt, uncountIt)
 		return func(ctx context.Context, emit [2]func(int, []byte)) error {
-			if len(out) > 0 {
-				emit[0](part, out)
-			}
+			emitPairBatches(ctx, part, out, emit[0])
 			links := bundleBatcher(&f.links, ctx, "links", f.Partitions, emit[1])
 			var nLinks, rows, contained int64
 			for _, c := range carried {
@@ -216,11 +186,11 @@ type carriedShard struct {
 // merge merges one pair partition (see ProcessElement) and returns its
 // pairs packed, and the shards it carried.
 func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountIt func(*[]byte) bool) ([]byte, []carriedShard, error) {
-	all, err := decodeBatches(newIt, packed.AppendPairs)
+	all, err := decodeBatches(newIt, packed.AppendPackedPairs)
 	if err != nil {
 		return nil, nil, err
 	}
-	unc, err := decodeBatches(uncountIt, packed.AppendPairs)
+	unc, err := decodeBatches(uncountIt, packed.AppendPackedPairs)
 	if err != nil {
 		return nil, nil, err
 	}

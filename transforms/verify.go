@@ -45,11 +45,11 @@ func init() {
 // (sketch.Dense). Under link.UncertainOnly it checks only the pairs
 // whose sketch estimates are uncertain (clusters.Uncertain), and the
 // others pass unchecked. It takes the counted pairs of PairCount or
-// SuperShingles, PCollection<KV<int, []byte>> of packed.Pair batches,
-// one per pair partition, and features, the names of the features files
+// SuperShingles, PCollection<KV<int, []byte>> of packed.Pair batches by
+// pair partition (emitPairBatches), and features, the names of the features files
 // Sketch wrote, PCollection<KV<int, string>> by verify slice. It returns,
-// for Cluster, passed, the pairs it does not check, as they came (a batch
-// per partition holding any), and checked, PCollection<KV<int, []byte>> of
+// for Cluster, passed, the pairs it does not check, in batches as they
+// came, and checked, PCollection<KV<int, []byte>> of
 // packed.Verified batches, one per partition holding any, sorted by pair.
 // The passed pairs, most of a large run's, take no shuffle here.
 //
@@ -131,7 +131,7 @@ func (f *routePairsFn) FinishBundle(ctx context.Context, jobs, asks, passed func
 }
 
 func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byte, jobs, asks, passed func(int, []byte)) error {
-	pairs, err := packed.AppendPairs(nil, batch)
+	pairs, err := openPairBatch(batch)
 	if err != nil {
 		return err
 	}
@@ -155,9 +155,7 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 			}
 		}
 	}
-	if len(out) > 0 {
-		passed(part, out)
-	}
+	emitPairBatches(ctx, part, out, passed)
 	return nil
 }
 
