@@ -23,7 +23,7 @@ var (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&estimateFn{})
+	register.DoFn6x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), func(string, int64), error](&estimateFn{})
 }
 
 // Cluster is phase 4. It takes the counted pairs of PairCount, or the
@@ -42,12 +42,14 @@ func init() {
 // shards carried over as they are (IndexPairs).
 func Cluster(s beam.Scope, pairs, checked, copies, ranks, reps beam.PCollection, link Linking, clu Clustering, up Update, place Placement, carried ...beam.PCollection) (pairRows, assignments, stats beam.PCollection) {
 	s = s.Scope("Cluster")
-	pairRows, links := beam.ParDo2(s, &estimateFn{Linking: link, Partitions: place.Partitions, TempDir: place.TempDir}, pairs)
+	pairRows, links, tallies := beam.ParDo3(s, &estimateFn{Linking: link, Partitions: place.Partitions}, pairs)
 	if checked.IsValid() {
-		checkedRows, checkedLinks := beam.ParDo2(s, &estimateFn{Linking: link, Partitions: place.Partitions, TempDir: place.TempDir, Checked: true}, checked)
+		checkedRows, checkedLinks, checkedTallies := beam.ParDo3(s, &estimateFn{Linking: link, Partitions: place.Partitions, Checked: true}, checked)
 		pairRows = beam.Flatten(s, pairRows, checkedRows)
 		carried = append(carried, checkedLinks)
+		tallies = beam.Flatten(s, tallies, checkedTallies)
 	}
+	writeTallies(s, "estimate", place.TempDir, tallies)
 	if len(carried) > 0 {
 		links = beam.Flatten(s, append([]beam.PCollection{links}, carried...)...)
 	}
@@ -64,16 +66,29 @@ func linkResemblance(sketched float64, v packed.Verified) float64 {
 	return sketched
 }
 
+// estimateFn estimates and links a batch of pairs. Its counts go out as
+// data (writeTallies), not a file per element: a partition's pairs come
+// in batches of 1 MiB, so a file each would be an object store write per
+// MiB of pairs, and as many files for the launcher to read.
 type estimateFn struct {
 	Linking    Linking
 	Partitions int
-	TempDir    string // where its counts go (writeKeyTally)
-	Checked    bool   // its batches are Verify's checked pairs, packed.Verified
-	linksOut
+	Checked    bool // its batches are Verify's checked pairs, packed.Verified
+	links      *batcher
+}
+
+// StartBundle forgets any batcher: a retried bundle starts afresh.
+func (f *estimateFn) StartBundle(ctx context.Context, emitRows, emitLinks func(int, []byte), tally func(string, int64)) {
+	f.links = nil
+}
+
+// FinishBundle emits the links the bundle's batcher still holds.
+func (f *estimateFn) FinishBundle(ctx context.Context, emitRows, emitLinks func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.links, ctx, emitLinks)
 }
 
 // linksOut is the links batcher of a DoFn that emits pairs rows and links
-// (estimateFn, relinkFn), kept for the bundle (see batcher): the DoFn
+// (relinkFn), kept for the bundle (see batcher): the DoFn
 // embeds it and gets its StartBundle and FinishBundle from it.
 type linksOut struct{ links *batcher }
 
@@ -87,7 +102,7 @@ func (o *linksOut) FinishBundle(ctx context.Context, emitRows, emitLinks func(in
 	finishBatcher(&o.links, ctx, emitLinks)
 }
 
-func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte, emitRows, emitLinks func(int, []byte)) error {
+func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte, emitRows, emitLinks func(int, []byte), tally func(string, int64)) error {
 	defer phase4Time.done(ctx, time.Now())
 	var pairs []packed.Verified
 	var err error
@@ -147,17 +162,8 @@ func (f *estimateFn) ProcessElement(ctx context.Context, part int, batch []byte,
 			rows = append(rows, row)
 		}
 	}
-	step, key := "estimate", part
-	if f.Checked {
-		step = "estimate_checked"
-	} else if len(pairs) > 0 {
-		// A partition's pairs come in several batches, each a pair's
-		// only batch: the first pair names the batch's tally, the same
-		// on a retry.
-		key = int(packed.PairHash(pairs[0].A, pairs[0].B) >> 2)
-	}
-	if err := writeKeyTally(ctx, f.TempDir, step, key, countLinks(ctx, nLinks, nUncertain, int64(len(rows)))); err != nil {
-		return err
+	for k, v := range countLinks(ctx, nLinks, nUncertain, int64(len(rows))) {
+		tally(k, v)
 	}
 	if len(rows) > 0 {
 		b, err := tables.Encode(rows)
