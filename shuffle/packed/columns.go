@@ -182,16 +182,14 @@ func (r *columnReader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a signed varint: binary.AppendVarint's zig-zag encoding
+// of a uvarint, undone as binary.Varint does.
 func (r *columnReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		if r.err == nil {
-			r.err = errors.New("truncated or overlong varint")
-		}
-		r.b = nil
-		return 0
+	u := r.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	r.b = r.b[n:]
 	return v
 }
 
