@@ -132,6 +132,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	resolveComponents(&cfg, total)
 	resolveVerify(&cfg, total)
 	cfg.Lanes = lanes(cfg.Lanes)
+	cfg.Waves = waves(cfg.Waves, cfg.Partitions)
 	if err := checkVerifyFits(cfg, m.InputTextBytes, rows); err != nil {
 		return nil, err
 	}
@@ -242,6 +243,26 @@ func lanes(n int) int {
 	}
 	return 1
 }
+
+// waves settles Config.Waves when it is not set (n <= 0): where the
+// workers run in this process, on the embedded runner, the biggest
+// shuffles are grouped in embeddedWaves waves (at most one a partition),
+// so that the runner holds one wave's bundle at a time (see
+// transforms.groupInWaves); 1 where the runner spreads a stage's keys
+// itself.
+func waves(n, partitions int) int {
+	switch {
+	case n > 0:
+		return n
+	case workersInProcess():
+		return max(1, min(partitions, embeddedWaves))
+	}
+	return 1
+}
+
+// embeddedWaves is how many waves the embedded runner's biggest shuffles
+// take (see waves).
+const embeddedWaves = 4
 
 // waitsForJob refuses --async: the output is published by the launcher
 // once the job has finished, so a launcher that returns at submission would

@@ -184,6 +184,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	out.Expect = expect(cfg, docsRows, false) // its postings are carried as they were
 	cfg.Lanes = lanes(cfg.Lanes)
+	cfg.Waves = waves(cfg.Waves, cfg.Partitions)
 	return execute(ctx, out, m, start, watch{mode: opt.Progress}, func(s beam.Scope) { BuildRecluster(s, index, cfg) })
 }
 

@@ -141,6 +141,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, fmt.Errorf("--partitions=%d: an update's partition count must be a multiple of its index's, %d (or leave it out)", cfg.Partitions, src.Partitions)
 	}
 	m.Partitions = cfg.Partitions
+	cfg.Waves = waves(cfg.Waves, cfg.Partitions)
 	resolveComponents(&cfg, m.InputBytes)
 	cfg.LatestSweep = max(cfg.Sweep, src.Settings["latest_sweep"])
 	first := min(cfg.Sweep, src.Settings["first_sweep"])

@@ -160,8 +160,8 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	return files, counts, output.WriteRecord(ctx, f.TempDir, "assemble", part, counts, receipts...)
 }
 
-// WritePairs takes the pairs-table rows of Cluster (at most two batches
-// per pair partition: the pairs Verify passed and those it checked) and
+// WritePairs takes the pairs-table rows of Cluster or Relink (sealed
+// batches keyed by pair partition, emitPairRows) and
 // writes, per pair partition, sorted by pair, one pairs shard and one contained shard (the pairs where one
 // document is contained in the other at least at the containment
 // threshold of link's policy, policy.DefaultContained when it has none;
@@ -184,13 +184,9 @@ type writePairsFn struct {
 
 func (f *writePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
 	defer outputTime.done(ctx, time.Now())
-	var rows []tables.Pair
-	var b []byte
-	for batches(&b) {
-		var err error
-		if rows, err = tables.Decode(rows, b); err != nil {
-			return err
-		}
+	rows, err := decodeBatches(batches, tables.Decode[tables.Pair])
+	if err != nil {
+		return err
 	}
 	slices.SortFunc(rows, func(x, y tables.Pair) int { return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB)) })
 	counts := map[string]int64{"pairs_written": 0, "contained_written": 0}

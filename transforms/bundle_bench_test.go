@@ -103,29 +103,38 @@ func postingBatches(mb int, seed uint64) func(*[]byte) bool {
 // embedded runner's: the sealed batches held for the lane). It reports the
 // peak heap in MB and per byte of the partition's postings.
 func BenchmarkShingleMergeBundleHeap(b *testing.B) {
+	cand := benchConfig().Candidates()
+	keyedBundleHeap(b, "postings", "lists", func(lanes int, emit func([]byte)) error {
+		f := &shingleMergeFn{Candidates: cand, Partitions: 72, TempDir: b.TempDir(), Lanes: lanes}
+		ctx := context.Background()
+		f.StartBundle(ctx, emit, emit)
+		if err := f.ProcessElement(ctx, 7, postingBatches(*bundleMB, 1), emit, emit); err != nil {
+			return err
+		}
+		return f.FinishBundle(ctx, emit, emit)
+	})
+}
+
+// keyedBundleHeap runs one bundle of a keyed step (run, at one lane and
+// at two, emitting through emit) b.N times over --bundle-mb MB of in,
+// and reports its peak heap in MB and per byte of in, and the MB of out
+// it emitted.
+func keyedBundleHeap(b *testing.B, in, out string, run func(lanes int, emit func([]byte)) error) {
 	for _, lanes := range []int{1, 2} {
 		b.Run(fmt.Sprintf("lanes=%d", lanes), func(b *testing.B) {
-			cand := benchConfig().Candidates()
 			var peak uint64
-			var lists int
+			var emitted int
 			for range b.N {
-				f := &shingleMergeFn{Candidates: cand, Partitions: 72, TempDir: b.TempDir(), Lanes: lanes}
-				emit := func(v []byte) { lists += len(v) }
 				var err error
-				peak = max(peak, peakHeap(func() {
-					ctx := context.Background()
-					f.StartBundle(ctx, emit, emit)
-					if err = f.ProcessElement(ctx, 7, postingBatches(*bundleMB, 1), emit, emit); err == nil {
-						err = f.FinishBundle(ctx, emit, emit)
-					}
-				}))
+				peak = max(peak, peakHeap(func() { err = run(lanes, func(v []byte) { emitted += len(v) }) }))
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
+			perByte := float64(peak) / float64(*bundleMB*1e6)
 			b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
-			b.ReportMetric(float64(peak)/float64(*bundleMB*1e6), "heap-B/B")
-			b.Logf("lanes %d: %d MB of postings, peak heap %.0f MB (%.2f bytes per byte), %d MB of lists emitted", lanes, *bundleMB, float64(peak)/1e6, float64(peak)/float64(*bundleMB*1e6), lists/b.N/1e6)
+			b.ReportMetric(perByte, "heap-B/B")
+			b.Logf("lanes %d: %d MB of %s, peak heap %.0f MB (%.2f bytes per byte), %d MB of %s emitted", lanes, *bundleMB, in, float64(peak)/1e6, perByte, emitted/b.N/1e6, out)
 		})
 	}
 }
@@ -166,30 +175,16 @@ func tripletBatches(mb int, seed uint64) func(*[]byte) bool {
 // triplet kept until its pair is merged), at one lane and at two. It
 // reports the peak heap in MB and per byte of the partition's triplets.
 func BenchmarkPairCountBundleHeap(b *testing.B) {
-	for _, lanes := range []int{1, 2} {
-		b.Run(fmt.Sprintf("lanes=%d", lanes), func(b *testing.B) {
-			var peak uint64
-			var out int
-			for range b.N {
-				f := &mergePairsFn{Sketch: benchConfig().Linking().Sketch, Lanes: lanes}
-				emit := func(_ int, v []byte) { out += len(v) }
-				var err error
-				peak = max(peak, peakHeap(func() {
-					ctx := context.Background()
-					f.StartBundle(ctx, emit)
-					if err = f.ProcessElement(ctx, 7, tripletBatches(*bundleMB, 1), emit); err == nil {
-						err = f.FinishBundle(ctx, emit)
-					}
-				}))
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
-			b.ReportMetric(float64(peak)/float64(*bundleMB*1e6), "heap-B/B")
-			b.Logf("lanes %d: %d MB of triplets, peak heap %.0f MB (%.2f bytes per byte), %d MB of pairs emitted", lanes, *bundleMB, float64(peak)/1e6, float64(peak)/float64(*bundleMB*1e6), out/b.N/1e6)
-		})
-	}
+	keyedBundleHeap(b, "triplets", "pairs", func(lanes int, emit func([]byte)) error {
+		f := &mergePairsFn{Sketch: benchConfig().Linking().Sketch, Lanes: lanes}
+		emitKV := func(_ int, v []byte) { emit(v) }
+		ctx := context.Background()
+		f.StartBundle(ctx, nil, emitKV)
+		if err := f.ProcessElement(ctx, 7, tripletBatches(*bundleMB, 1), nil, emitKV); err != nil {
+			return err
+		}
+		return f.FinishBundle(ctx, nil, emitKV)
+	})
 }
 
 // BenchmarkSketchBundleHeap is one phase 1 bundle: every row group of

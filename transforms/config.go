@@ -67,6 +67,12 @@ type Placement struct {
 	// itself on the embedded runner; 1 elsewhere. It never changes what
 	// is written.
 	Lanes int
+	// Waves is how many waves the biggest shuffles' partitions are
+	// grouped in, one after another (see groupInWaves): more than one
+	// where the launcher runs the workers on the embedded runner, which
+	// builds a keyed stage as one bundle; 1 elsewhere. It never changes
+	// what is written.
+	Waves int
 	// Write is the tables whose shards the run writes (--tables; nil:
 	// all). The steps that only make a table left out are not built; the
 	// others skip its writing.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,48 +12,52 @@ import (
 	"time"
 )
 
+// laneRun works 20 elements through lanes, element i on lanesOf(i)
+// lanes, each sleeping so that later elements often end first, and
+// returns what they emitted and, for each, how many elements were
+// working when it started (itself included).
+func laneRun(t *testing.T, lanesOf func(i int) int) (got []int, atOnce []int32) {
+	ctx := context.Background()
+	var l lanes[func(int)]
+	emit := func(i int) { got = append(got, i) }
+	var running atomic.Int32
+	atOnce = make([]int32, 20)
+	for i := range 20 {
+		err := l.do(ctx, lanesOf(i), emit, func() (laneOut[func(int)], error) {
+			atOnce[i] = running.Add(1)
+			time.Sleep(time.Duration((20-i)%5) * time.Millisecond)
+			running.Add(-1)
+			return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.finish(ctx, emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 20 {
+		t.Fatalf("%d elements emitted, want 20", len(got))
+	}
+	for i, x := range got {
+		if x != i {
+			t.Fatalf("emitted %v, want 0..19 in order", got)
+		}
+	}
+	return got, atOnce
+}
+
 // TestLanesOrder checks that elements worked on at once emit in their
 // order, whatever order their work ends in, and that no more than n work
 // at once.
 func TestLanesOrder(t *testing.T) {
-	ctx := context.Background()
 	for _, n := range []int{0, 1, 2, 4} {
-		var l lanes[func(int)]
-		var got []int
-		emit := func(i int) { got = append(got, i) }
-		var running, most atomic.Int32
-		for i := range 20 {
-			err := l.do(ctx, n, emit, func() (laneOut[func(int)], error) {
-				now := running.Add(1)
-				for {
-					m := most.Load()
-					if now <= m || most.CompareAndSwap(m, now) {
-						break
-					}
-				}
-				time.Sleep(time.Duration((20-i)%5) * time.Millisecond) // later elements often end first
-				running.Add(-1)
-				return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+		_, atOnce := laneRun(t, func(int) int { return n })
+		most := slices.Max(atOnce)
+		if limit := int32(max(n, 1)); most > limit {
+			t.Errorf("n=%d: %d elements worked at once", n, most)
 		}
-		if err := l.finish(ctx, emit); err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 20 {
-			t.Fatalf("n=%d: %d elements emitted, want 20", n, len(got))
-		}
-		for i, x := range got {
-			if x != i {
-				t.Fatalf("n=%d: emitted %v, want 0..19 in order", n, got)
-			}
-		}
-		if limit := int32(max(n, 1)); most.Load() > limit {
-			t.Errorf("n=%d: %d elements worked at once", n, most.Load())
-		}
-		if n >= 2 && most.Load() < 2 {
+		if n >= 2 && most < 2 {
 			t.Errorf("n=%d: the elements never worked at once", n)
 		}
 	}
@@ -116,35 +121,16 @@ func TestLanesFailure(t *testing.T) {
 // among elements on lanes works alone, after those in flight, and that
 // every element still emits in order.
 func TestLanesInline(t *testing.T) {
-	ctx := context.Background()
-	var l lanes[func(int)]
-	var got []int
-	emit := func(i int) { got = append(got, i) }
-	var running atomic.Int32
-	for i := range 20 {
-		n := 4
-		if i%5 == 3 {
-			n = 1
+	inline := func(i int) bool { return i%5 == 3 }
+	_, atOnce := laneRun(t, func(i int) int {
+		if inline(i) {
+			return 1
 		}
-		err := l.do(ctx, n, emit, func() (laneOut[func(int)], error) {
-			now := running.Add(1)
-			if n == 1 && now != 1 {
-				t.Errorf("element %d ran inline beside %d others", i, now-1)
-			}
-			time.Sleep(time.Duration((20-i)%5) * time.Millisecond)
-			running.Add(-1)
-			return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.finish(ctx, emit); err != nil {
-		t.Fatal(err)
-	}
-	for i, x := range got {
-		if x != i || len(got) != 20 {
-			t.Fatalf("emitted %v, want 0..19 in order", got)
+		return 4
+	})
+	for i, n := range atOnce {
+		if inline(i) && n != 1 {
+			t.Errorf("element %d ran inline beside %d others", i, n-1)
 		}
 	}
 }

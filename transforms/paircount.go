@@ -20,7 +20,7 @@ var (
 
 func init() {
 	register.DoFn3x1[context.Context, []byte, func(int, []byte), error](&expandPairsFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&mergePairsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*int) bool, func(int, []byte), error](&mergePairsFn{})
 }
 
 // PairCount is phase 3: <docA, docB, count of shared shingles>. It takes
@@ -36,8 +36,16 @@ func init() {
 func PairCount(s beam.Scope, lists beam.PCollection, link Linking, firstNewDoc uint64, place Placement) beam.PCollection {
 	s = s.Scope("PairCount")
 	triplets := beam.ParDo(s, &expandPairsFn{Linking: link, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, lists)
-	grouped := beam.GroupByKey(s, triplets)
-	return beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, grouped)
+	return mergePairs(s, triplets, link, place)
+}
+
+// mergePairs groups triplets by pair partition and sums them (mergePairsFn),
+// in place.Waves waves: the triplets are the pair-heavy runs' biggest
+// shuffle.
+func mergePairs(s beam.Scope, triplets beam.PCollection, link Linking, place Placement) beam.PCollection {
+	return groupInWaves(s, triplets, place.Waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
+		return []beam.PCollection{beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, grouped, beam.SideInput{Input: after})}
+	})[0]
 }
 
 type expandPairsFn struct {
@@ -143,13 +151,16 @@ type mergePairsFn struct {
 	lanes   lanes[func(int, []byte)]
 }
 
-func (f *mergePairsFn) StartBundle(ctx context.Context, emit func(int, []byte)) { f.lanes.reset() }
+func (f *mergePairsFn) StartBundle(ctx context.Context, _ func(*int) bool, emit func(int, []byte)) {
+	f.lanes.reset()
+}
 
-func (f *mergePairsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error {
+func (f *mergePairsFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit func(int, []byte)) error {
 	return f.lanes.finish(ctx, emit)
 }
 
-func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+// ProcessElement merges one partition; after is groupInWaves' (unread).
+func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit func(int, []byte)) error {
 	n := hold(f.Lanes, &batches)
 	return f.lanes.timed(ctx, n, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
 		out, n, err := f.merge(batches)

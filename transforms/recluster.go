@@ -81,13 +81,7 @@ func (f *relinkFn) ProcessElement(ctx context.Context, shard InputFile, emitRows
 	if err := writeKeyTally(ctx, f.TempDir, "relink", shard.Index, countLinks(ctx, nLinks, nUncertain, int64(len(kept)))); err != nil {
 		return err
 	}
-	if len(kept) > 0 {
-		b, err := tables.Encode(kept)
-		if err != nil {
-			return err
-		}
-		emitRows(shard.Index, b)
-	}
+	emitPairRows(ctx, shard.Index, kept, emitRows)
 	return nil
 }
 

@@ -54,7 +54,7 @@ func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, link Linking, c
 	if link.Sketch.Kind == sketch.Min {
 		expand := expandPairsFn{Linking: link, FirstNewDoc: up.FirstNewDoc, Partitions: place.Partitions}
 		triplets := beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, lists, beam.SideInput{Input: recapped})
-		counted = beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, beam.GroupByKey(s, triplets))
+		counted = mergePairs(s, triplets, link, place)
 	} else {
 		counted = PairCount(s, lists, link, up.FirstNewDoc, place)
 	}

@@ -105,6 +105,22 @@ var mutations = []mutation{
 		run:  "TestPackedPairs",
 	},
 	{
+		name: "groupInWaves: every wave's step starts at once, not after the wave before it",
+		file: "transforms/waves.go",
+		old:  "after = waveMarks(ws, out[0])",
+		new:  "_ = waveMarks(ws, out[0])",
+		pkgs: []string{"./transforms"},
+		run:  "TestWavesOneAfterAnother",
+	},
+	{
+		name: "groupInWaves: a partition in the wave after its own as well",
+		file: "transforms/waves.go",
+		old:  "if part%f.Waves == f.Wave {",
+		new:  "if part%f.Waves == f.Wave || (part+1)%f.Waves == f.Wave {",
+		pkgs: []string{"./transforms"},
+		run:  "TestPairCountInWaves",
+	},
+	{
 		name: "htmltext: ExtractMain gives up on a page without a <main> or role=main hint",
 		file: "text/htmltext/content.go",
 		old:  "return e.assemble()",

@@ -1,0 +1,89 @@
+package transforms
+
+import (
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/typex"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	register.DoFn3x0[int, []byte, func(int, []byte)](&waveFn{})
+	register.Function2x0[[]byte, func(int)](noMarks)
+	register.Function2x0[[]byte, func(int)](markEach)
+	register.Function3x0[int, []byte, func(int)](markEachKV)
+	register.Emitter1[int]()
+	register.Iter1[int]()
+}
+
+// groupInWaves is beam.GroupByKey for the biggest shuffles (in,
+// PCollection<KV<int, []byte>> keyed by partition), cut into waves whose
+// consumers run one after another. consume builds a wave's step from its
+// groups and after, PCollection<int> that the step must take as a side
+// input and never read; groupInWaves returns the steps' outputs, each
+// output flattened over the waves.
+//
+// Why: the embedded runner (Prism) gives a keyed stage all its keys in one
+// bundle, and while the bundle runs it holds the bundle's input three times
+// over (built as one buffer, in the data channel's receive buffers, and
+// decoded by the worker): for phase 3's merge on the pair-heavy gigabyte,
+// 4.3 of the run's 5.6 GB at its peak (BENCHMARKS.md, issue 40). A side
+// input holds a stage back until its input is complete, so with wave i's
+// step reading (as after) a PCollection that wave i-1's step makes, only
+// one wave's bundle is built at a time. A partition's work and what it
+// writes are the same in any wave: waves never change the output.
+// Remote runners spread a stage's keys over workers and bundles on their
+// own: there waves is 1 and this is one GroupByKey, its after empty.
+func groupInWaves(s beam.Scope, in beam.PCollection, waves int, consume func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection) []beam.PCollection {
+	waves = max(waves, 1)
+	var outs [][]beam.PCollection
+	after := beam.ParDo(s, noMarks, beam.Impulse(s))
+	for w := range waves {
+		ws := s
+		wave := in
+		if waves > 1 {
+			ws = s.Scope("Wave")
+			wave = beam.ParDo(ws, &waveFn{Wave: w, Waves: waves}, in)
+		}
+		out := consume(ws, beam.GroupByKey(ws, wave), after)
+		outs = append(outs, out)
+		if w+1 < waves {
+			after = waveMarks(ws, out[0])
+		}
+	}
+	if waves == 1 {
+		return outs[0]
+	}
+	flat := make([]beam.PCollection, len(outs[0]))
+	for i := range flat {
+		each := make([]beam.PCollection, waves)
+		for w := range outs {
+			each[w] = outs[w][i]
+		}
+		flat[i] = beam.Flatten(s, each...)
+	}
+	return flat
+}
+
+// waveFn passes on the elements of one wave: the partitions p with
+// p mod Waves = Wave.
+type waveFn struct{ Wave, Waves int }
+
+func (f *waveFn) ProcessElement(part int, v []byte, emit func(int, []byte)) {
+	if part%f.Waves == f.Wave {
+		emit(part, v)
+	}
+}
+
+// waveMarks is a PCollection<int> complete when out is: nothing at all
+// (a mark per element would cost a side input's worth of ints for no
+// reader).
+func waveMarks(s beam.Scope, out beam.PCollection) beam.PCollection {
+	if typex.IsKV(out.Type()) {
+		return beam.ParDo(s, markEachKV, out)
+	}
+	return beam.ParDo(s, markEach, out)
+}
+
+func noMarks([]byte, func(int))         {}
+func markEach([]byte, func(int))        {}
+func markEachKV(int, []byte, func(int)) {}
