@@ -107,11 +107,11 @@ func BenchmarkShingleMergeBundleHeap(b *testing.B) {
 	keyedBundleHeap(b, "postings", "lists", func(lanes int, emit func([]byte)) error {
 		f := &shingleMergeFn{Candidates: cand, Partitions: 72, TempDir: b.TempDir(), Lanes: lanes}
 		ctx := context.Background()
-		f.StartBundle(ctx, emit, emit)
-		if err := f.ProcessElement(ctx, 7, postingBatches(*bundleMB, 1), emit, emit); err != nil {
+		f.StartBundle(ctx, nil, emit, emit)
+		if err := f.ProcessElement(ctx, 7, postingBatches(*bundleMB, 1), nil, emit, emit); err != nil {
 			return err
 		}
-		return f.FinishBundle(ctx, emit, emit)
+		return f.FinishBundle(ctx, nil, emit, emit)
 	})
 }
 

@@ -33,19 +33,21 @@ func init() {
 // It skips the pairs that cannot link under link (see sizesMayLink and
 // prefixesMayLink), and in an update those of two documents below
 // firstNewDoc, which are the index's.
-func PairCount(s beam.Scope, lists beam.PCollection, link Linking, firstNewDoc uint64, place Placement) beam.PCollection {
+func PairCount(s beam.Scope, lists Waves, link Linking, firstNewDoc uint64, place Placement) beam.PCollection {
 	s = s.Scope("PairCount")
-	triplets := beam.ParDo(s, &expandPairsFn{Linking: link, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, lists)
+	triplets := eachWave(lists, func(l beam.PCollection) beam.PCollection {
+		return beam.ParDo(s, &expandPairsFn{Linking: link, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, l)
+	})
 	return mergePairs(s, triplets, link, place)
 }
 
 // mergePairs groups triplets by pair partition and sums them (mergePairsFn),
 // in place.Waves waves: the triplets are the pair-heavy runs' biggest
-// shuffle.
-func mergePairs(s beam.Scope, triplets beam.PCollection, link Linking, place Placement) beam.PCollection {
+// shuffle. The merged pairs come out whole.
+func mergePairs(s beam.Scope, triplets Waves, link Linking, place Placement) beam.PCollection {
 	return groupInWaves(s, triplets, place.Waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
 		return []beam.PCollection{beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, grouped, beam.SideInput{Input: after})}
-	})[0]
+	})[0].flatten(s)
 }
 
 type expandPairsFn struct {

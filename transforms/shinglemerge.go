@@ -20,7 +20,7 @@ var (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func([]byte), func([]byte), error](&shingleMergeFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*int) bool, func([]byte), func([]byte), error](&shingleMergeFn{})
 	register.Emitter1[[]byte]()
 }
 
@@ -38,15 +38,20 @@ func init() {
 // shingles included, to the postings table under place.TempDir (one shard
 // per partition), and in an update (up.Index) reads the index's postings
 // of each partition from there, beside the new documents'.
-func ShingleMerge(s beam.Scope, postings beam.PCollection, cand Candidates, up Update, place Placement) (lists, recapped beam.PCollection) {
+func ShingleMerge(s beam.Scope, postings beam.PCollection, cand Candidates, up Update, place Placement) (lists Waves, recapped beam.PCollection) {
 	s = s.Scope("ShingleMerge")
 	// Every partition: in an update the index's postings are read
 	// there, and every partition's receipt of the postings table is
 	// expected.
-	postings = beam.Flatten(s, postings, everyPartition(s, place.Partitions))
-	grouped := beam.GroupByKey(s, postings)
-	return beam.ParDo2(s, &shingleMergeFn{Candidates: cand, FirstNewDoc: up.FirstNewDoc, Index: up.Index.Postings,
-		Partitions: place.Partitions, TempDir: place.shards(tables.PostingsTable), Lanes: place.Lanes}, grouped)
+	fn := &shingleMergeFn{Candidates: cand, FirstNewDoc: up.FirstNewDoc, Index: up.Index.Postings,
+		Partitions: place.Partitions, TempDir: place.shards(tables.PostingsTable), Lanes: place.Lanes}
+	// In waves (place.Waves): the postings are the biggest shuffle of a
+	// crawl with few near-duplicates.
+	outs := groupInWaves(s, Waves{postings, everyPartition(s, place.Partitions)}, place.Waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
+		lists, recapped := beam.ParDo2(s, fn, grouped, beam.SideInput{Input: after})
+		return []beam.PCollection{lists, recapped}
+	})
+	return outs[0], outs[1].flatten(s)
 }
 
 type shingleMergeFn struct {
@@ -59,15 +64,16 @@ type shingleMergeFn struct {
 	lanes       lanes[[2]func([]byte)]
 }
 
-func (f *shingleMergeFn) StartBundle(ctx context.Context, emit, emitRecapped func([]byte)) {
+func (f *shingleMergeFn) StartBundle(ctx context.Context, _ func(*int) bool, emit, emitRecapped func([]byte)) {
 	f.lanes.reset()
 }
 
-func (f *shingleMergeFn) FinishBundle(ctx context.Context, emit, emitRecapped func([]byte)) error {
+func (f *shingleMergeFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit, emitRecapped func([]byte)) error {
 	return f.lanes.finish(ctx, [2]func([]byte){emit, emitRecapped})
 }
 
-func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit, emitRecapped func([]byte)) error {
+// ProcessElement merges one partition; after is groupInWaves' (unread).
+func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit, emitRecapped func([]byte)) error {
 	n := hold(f.Lanes, &batches)
 	// Inline (one lane), the lists are emitted as they are cut; on a lane
 	// they wait for its out.

@@ -94,7 +94,7 @@ func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
 		5: {40},
 	}, cfg))
 	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
-	got := beam.ParDo(s, postingStrings, lists)
+	got := beam.ParDo(s, postingStrings, lists.flatten(s))
 	// 20 and 40 are in one doc each; 30 is in 4 > MaxShingleDocs docs.
 	passert.Equals(s, got, "10:1", "10:2", "10:3")
 	ptest.RunAndValidate(t, p)

@@ -48,17 +48,19 @@ func IndexKeys(s beam.Scope, sketchShards []string, partitions int) beam.PCollec
 // index documents in a recapped list are few (at most
 // --max-shingle-docs per newly common shingle), and phase 3 also
 // expands the pairs of two of them.
-func UpdatePairs(s beam.Scope, lists, recapped beam.PCollection, link Linking, carry bool, up Update, place Placement) (pairs, carried beam.PCollection) {
+func UpdatePairs(s beam.Scope, lists Waves, recapped beam.PCollection, link Linking, carry bool, up Update, place Placement) (pairs, carried beam.PCollection) {
 	s = s.Scope("UpdatePairs")
 	var counted beam.PCollection
 	if link.Sketch.Kind == sketch.Min {
 		expand := expandPairsFn{Linking: link, FirstNewDoc: up.FirstNewDoc, Partitions: place.Partitions}
-		triplets := beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, lists, beam.SideInput{Input: recapped})
+		triplets := eachWave(lists, func(l beam.PCollection) beam.PCollection {
+			return beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, l, beam.SideInput{Input: recapped})
+		})
 		counted = mergePairs(s, triplets, link, place)
 	} else {
 		counted = PairCount(s, lists, link, up.FirstNewDoc, place)
 	}
-	uncounts := PairCount(s, recapped, link, 0, place) // the recapped lists are all the index's: every pair counts
+	uncounts := PairCount(s, Waves{recapped}, link, 0, place) // the recapped lists are all the index's: every pair counts
 	return IndexPairs(s, counted, uncounts, link.Sketch, carry, up, place)
 }
 

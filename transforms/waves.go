@@ -15,12 +15,38 @@ func init() {
 	register.Iter1[int]()
 }
 
+// Waves is one stream in the waves of groupInWaves: a PCollection per
+// wave, or one in all. A step that reads a stream in waves element by
+// element runs on each wave (eachWave), not on their flatten: Prism makes
+// every consumer of a Flatten the root of a stage of its own (its
+// handleFlatten), and an ordinary stage gets all its input as one bundle,
+// which would bring back the bundle of a whole shuffle that the waves
+// took away. A GroupByKey may read a flatten: it is that stage anyway.
+type Waves []beam.PCollection
+
+// flatten is the whole stream, for the steps that read it as one.
+func (w Waves) flatten(s beam.Scope) beam.PCollection {
+	if len(w) == 1 {
+		return w[0]
+	}
+	return beam.Flatten(s, w...)
+}
+
+// eachWave applies step to each wave of w.
+func eachWave(w Waves, step func(beam.PCollection) beam.PCollection) Waves {
+	out := make(Waves, len(w))
+	for i, c := range w {
+		out[i] = step(c)
+	}
+	return out
+}
+
 // groupInWaves is beam.GroupByKey for the biggest shuffles (in,
-// PCollection<KV<int, []byte>> keyed by partition), cut into waves whose
-// consumers run one after another. consume builds a wave's step from its
-// groups and after, PCollection<int> that the step must take as a side
-// input and never read; groupInWaves returns the steps' outputs, each
-// output flattened over the waves.
+// PCollection<KV<int, []byte>> keyed by partition, in waves or not), cut
+// into waves whose consumers run one after another. consume builds a
+// wave's step from its groups and after, PCollection<int> that the step
+// must take as a side input and never read; groupInWaves returns each of
+// the steps' outputs in its waves.
 //
 // Why: the embedded runner (Prism) gives a keyed stage all its keys in one
 // bundle, and while the bundle runs it holds the bundle's input three times
@@ -33,35 +59,31 @@ func init() {
 // writes are the same in any wave: waves never change the output.
 // Remote runners spread a stage's keys over workers and bundles on their
 // own: there waves is 1 and this is one GroupByKey, its after empty.
-func groupInWaves(s beam.Scope, in beam.PCollection, waves int, consume func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection) []beam.PCollection {
+func groupInWaves(s beam.Scope, in Waves, waves int, consume func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection) []Waves {
 	waves = max(waves, 1)
-	var outs [][]beam.PCollection
+	var outs []Waves
 	after := beam.ParDo(s, noMarks, beam.Impulse(s))
 	for w := range waves {
 		ws := s
 		wave := in
 		if waves > 1 {
 			ws = s.Scope("Wave")
-			wave = beam.ParDo(ws, &waveFn{Wave: w, Waves: waves}, in)
+			wave = eachWave(in, func(c beam.PCollection) beam.PCollection {
+				return beam.ParDo(ws, &waveFn{Wave: w, Waves: waves}, c)
+			})
 		}
-		out := consume(ws, beam.GroupByKey(ws, wave), after)
-		outs = append(outs, out)
+		out := consume(ws, beam.GroupByKey(ws, wave.flatten(ws)), after)
+		if outs == nil {
+			outs = make([]Waves, len(out))
+		}
+		for i, c := range out {
+			outs[i] = append(outs[i], c)
+		}
 		if w+1 < waves {
 			after = waveMarks(ws, out[0])
 		}
 	}
-	if waves == 1 {
-		return outs[0]
-	}
-	flat := make([]beam.PCollection, len(outs[0]))
-	for i := range flat {
-		each := make([]beam.PCollection, waves)
-		for w := range outs {
-			each[w] = outs[w][i]
-		}
-		flat[i] = beam.Flatten(s, each...)
-	}
-	return flat
+	return outs
 }
 
 // waveFn passes on the elements of one wave: the partitions p with

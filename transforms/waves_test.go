@@ -91,10 +91,10 @@ func TestWavesOneAfterAnother(t *testing.T) {
 	for k := range keys {
 		in = append(in, keyed{k, []byte{byte(k)}})
 	}
-	out := groupInWaves(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
+	out := groupInWaves(s, Waves{beam.ParDo(s, kvFromStruct, beam.CreateList(s, in))}, waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
 		return []beam.PCollection{beam.ParDo(s, &waveProbeFn{}, grouped, beam.SideInput{Input: after})}
 	})
-	passert.Count(s, out[0], "elements", keys)
+	passert.Count(s, out[0].flatten(s), "elements", keys)
 	ptest.RunAndValidate(t, p)
 	if len(probes.ran) != keys {
 		t.Fatalf("%d keys ran, want %d", len(probes.ran), keys)
