@@ -29,8 +29,9 @@ func init() {
 // shingle and doc. Shingles of a single document cannot link anything and
 // are left out; shingles found in more than cand.MaxShingleDocs documents
 // are dropped and counted, as Broder drops very common shingles. It returns
-// lists, PCollection<[]byte>: batches of packed.Posting sorted by (shingle,
-// doc), each shingle's list whole within one batch; and recapped, in an
+// lists, in place.Waves waves (see groupInWaves; a PCollection<[]byte> per
+// wave): batches of packed.Posting sorted by (shingle, doc), each
+// shingle's list whole within one batch; and recapped, in an
 // update (up.FirstNewDoc), the lists of the index's documents for the
 // shingles the new documents push over cand.MaxShingleDocs (the index
 // counted them; a full run would not), in the same form (empty otherwise).
