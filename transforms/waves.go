@@ -8,7 +8,6 @@ import (
 
 func init() {
 	register.DoFn3x0[int, []byte, func(int, []byte)](&waveFn{})
-	register.Function2x0[[]byte, func(int)](noMarks)
 	register.Function2x0[[]byte, func(int)](markEach)
 	register.Function3x0[int, []byte, func(int)](markEachKV)
 	register.Emitter1[int]()
@@ -62,7 +61,7 @@ func eachWave(w Waves, step func(beam.PCollection) beam.PCollection) Waves {
 func groupInWaves(s beam.Scope, in Waves, waves int, consume func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection) []Waves {
 	waves = max(waves, 1)
 	var outs []Waves
-	after := beam.ParDo(s, noMarks, beam.Impulse(s))
+	after := beam.ParDo(s, markEach, beam.Impulse(s)) // empty: wave 0 waits for nothing
 	for w := range waves {
 		ws := s
 		wave := in
@@ -106,6 +105,5 @@ func waveMarks(s beam.Scope, out beam.PCollection) beam.PCollection {
 	return beam.ParDo(s, markEach, out)
 }
 
-func noMarks([]byte, func(int))         {}
 func markEach([]byte, func(int))        {}
 func markEachKV(int, []byte, func(int)) {}
