@@ -39,11 +39,13 @@ import (
 func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
+	meta, keys, bodies, equiv, ranks, sites, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1
 	if cfg.Templates.On() {
-		sketches = transforms.SiteTemplates(s, sites, sketches, cfg.Templates, cand, place) // each site's template dropped
+		var kept beam.PCollection
+		keys, kept = transforms.SiteTemplates(s, sites, keys, cfg.Templates, cand, place) // each site's template dropped
+		bodies = beam.Flatten(s, bodies, kept)
 	}
-	postings, copies, reps := transforms.Identical(s, sketches, cand, cfg.FirstNewDoc, place) // identical shortcut
+	postings, copies, reps := transforms.Identical(s, keys, bodies, cand, place) // identical shortcut
 	var pairs beam.PCollection
 	if cfg.Mode == settings.ModeSuperShingle {
 		pairs = transforms.SuperShingles(s, postings, reps, cand, place) // instead of phases 2 and 3

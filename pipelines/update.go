@@ -42,10 +42,10 @@ var indexSettings = append(settings.IndexKeys(), "fingerprint_version")
 func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, cfg transforms.Config) {
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
-	meta, sketches, _, ranks, _, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
+	meta, keys, bodies, _, ranks, _, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
-	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, sketches), cand, cfg.FirstNewDoc, place)
+	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, keys), bodies, cand, place)
 	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place)                      // phase 2
 	pairs, carried := transforms.UpdatePairs(s, lists, recapped, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
 	var checked beam.PCollection

@@ -210,15 +210,15 @@ func BenchmarkSketchBundleHeap(b *testing.B) {
 				emitName := func(int, string) {}
 				var err error
 				peak = max(peak, peakHeap(func() {
-					f.StartBundle(ctx, emit, emit, emit, emit, emit, emitName)
+					f.StartBundle(emit, emit, emit, emit, emit, emit, emitName)
 					for range *bundleRepeat {
 						for _, sp := range splits {
-							if err = f.ProcessElement(ctx, sp, emit, emit, emit, emit, emit, emitName); err != nil {
+							if err = f.ProcessElement(ctx, sp, emit, emit, emit, emit, emit, emit, emitName); err != nil {
 								return
 							}
 						}
 					}
-					err = f.FinishBundle(ctx, emit, emit, emit, emit, emit, emitName)
+					err = f.FinishBundle(emit, emit, emit, emit, emit, emit, emitName)
 				}))
 				if err != nil {
 					b.Fatal(err)

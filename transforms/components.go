@@ -411,7 +411,7 @@ func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copi
 	if err != nil {
 		return nil, nil, err
 	}
-	reps, err := decodeBatches(repsIt, packed.AppendSketches)
+	reps, err := readSketches(ctx, repsIt)
 	if err != nil {
 		return nil, nil, err
 	}

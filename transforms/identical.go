@@ -1,8 +1,10 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -21,65 +23,74 @@ var (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&identicalFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&identicalFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&representativesFn{})
 	register.Iter1[[]byte]()
 }
 
-// Identical is Broder's identical-document shortcut. It takes the sketches
-// of Sketch, groups documents by the fingerprint that decides identity (the
-// raw content; with --equivalence=lexical the canonical token stream; with
+// Identical is Broder's identical-document shortcut. It takes a document's
+// sketch in the two streams Sketch (or SiteTemplates) gives: keys,
+// packed.Sketch batches of the fingerprint that decides identity (the raw
+// content; with --equivalence=lexical the canonical token stream; with
 // shingle the sketch, falling back to the token stream for documents with
-// an empty sketch, which are not all alike) and keeps the lowest doc ID of
-// each group as its representative. It returns postings,
-// PCollection<KV<int, []byte>> of the representatives' packed.Posting
-// batches keyed by shingle partition (the input of phase 2, as cand's mode
-// and sketch have them; in super-shingle mode their super-shingles
-// instead); copies, PCollection<KV<int, []byte>> of packed.Edge batches
-// (Copy set) joining each skipped copy to its representative, keyed by the
-// representative's doc partition; and reps, PCollection<KV<int, []byte>>
-// of the representatives' packed.Sketch batches keyed by doc partition:
-// for the super-shingles' sketch join, the sketches table and each
-// cluster's resemblances to its kept document. In an update, the
-// representatives below firstNewDoc are the index's (see IndexKeys): they
-// only gather their new copies.
-func Identical(s beam.Scope, sketches beam.PCollection, cand Candidates, firstNewDoc uint64, place Placement) (postings, copies, reps beam.PCollection) {
+// an empty sketch, which are not all alike), doc ID and rank, keyed by the
+// fingerprint's partition; and bodies, the whole packed.Sketch records keyed
+// by doc partition. It groups the keys, keeps the lowest doc ID of each
+// group as its representative and sends the verdict on the others to
+// their bodies' partitions, where the representatives' bodies go on: so
+// a sketch's values cross one shuffle.
+//
+// It returns postings, PCollection<KV<int, []byte>> of the
+// representatives' packed.Posting batches keyed by shingle partition (the
+// input of phase 2, as cand's mode and sketch have them; in super-shingle
+// mode their super-shingles instead); copies, PCollection<KV<int, []byte>>
+// of packed.Edge batches (Copy set) joining each skipped copy to its
+// representative, keyed by the representative's doc partition; and reps,
+// PCollection<KV<int, []byte>> of the representatives' packed.Sketch
+// records by doc partition, for the super-shingles' sketch join, the
+// sketches table and each cluster's resemblances to its kept document:
+// parked under place.TempDir, one file per partition, each element naming
+// its partition's file (readSketches reads them either way; without a
+// TempDir, in tests, sealed batches). In an update, keys also holds the
+// index's representatives (IndexKeys) without bodies: their sketches and
+// postings are in the index's tables, and they only gather their new
+// copies.
+func Identical(s beam.Scope, keys, bodies beam.PCollection, cand Candidates, place Placement) (postings, copies, reps beam.PCollection) {
 	s = s.Scope("Identical")
-	grouped := beam.GroupByKey(s, sketches)
-	outs := beam.ParDoN(s, &identicalFn{Candidates: cand, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, grouped)
-	writeTallies(s, "identical", place.TempDir, outs[3])
-	return outs[0], outs[1], outs[2]
+	outs := beam.ParDoN(s, &identicalFn{Partitions: place.Partitions}, beam.GroupByKey(s, keys))
+	writeTallies(s, "identical", place.TempDir, outs[2])
+	copies, skipped := outs[0], outs[1]
+	postings, reps = beam.ParDo2(s, &representativesFn{Candidates: cand, Partitions: place.Partitions, TempDir: place.TempDir},
+		beam.CoGroupByKey(s, bodies, skipped))
+	return postings, copies, reps
 }
 
 type identicalFn struct {
-	Candidates  Candidates
-	FirstNewDoc uint64
-	Partitions  int
+	Partitions int
 	// The batchers of the current bundle (see batcher on why per bundle).
-	postings, copies, repSketches *batcher
+	copies, skipped *batcher
 }
 
-func (f *identicalFn) StartBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) {
-	f.postings, f.copies, f.repSketches = nil, nil, nil // a retried bundle starts afresh
+func (f *identicalFn) StartBundle(ctx context.Context, emitCopies, emitSkipped func(int, []byte), tally func(string, int64)) {
+	f.copies, f.skipped = nil, nil // a retried bundle starts afresh
 }
 
-func (f *identicalFn) FinishBundle(ctx context.Context, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) {
-	finishBatcher(&f.postings, ctx, emitPostings)
+func (f *identicalFn) FinishBundle(ctx context.Context, emitCopies, emitSkipped func(int, []byte), tally func(string, int64)) {
 	finishBatcher(&f.copies, ctx, emitCopies)
-	finishBatcher(&f.repSketches, ctx, emitReps)
+	finishBatcher(&f.skipped, ctx, emitSkipped)
 }
 
-func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitPostings, emitCopies, emitReps func(int, []byte), tally func(string, int64)) error {
+func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitCopies, emitSkipped func(int, []byte), tally func(string, int64)) error {
 	defer identicalTime.done(ctx, time.Now())
 	sorted := packed.NewSketchSorter()
 	if err := sortBatches(batches, packed.AppendSketches, 0, sorted); err != nil {
 		return err
 	}
-	postings := bundleBatcher(&f.postings, ctx, "postings", f.Partitions, emitPostings)
 	copies := bundleBatcher(&f.copies, ctx, "copies", f.Partitions, emitCopies)
-	repSketches := bundleBatcher(&f.repSketches, ctx, "rep_sketches", f.Partitions, emitReps)
+	skipped := bundleBatcher(&f.skipped, ctx, "skipped", f.Partitions, emitSkipped)
 	var n identicalCounts
 	for all := sorted.Next(); all != nil; all = sorted.Next() {
-		f.group(all, postings, copies, repSketches, &n)
+		f.group(all, copies, skipped, &n)
 	}
 	identicalGroups.Inc(ctx, n.groups)
 	identicalSkipped.Inc(ctx, n.skipped)
@@ -96,10 +107,11 @@ func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[
 // documents, the copies skipped, and the representatives.
 type identicalCounts struct{ groups, skipped, reps int64 }
 
-// group gathers the identical documents of one key range of sorted
-// sketches: each key's first document is its representative, whose
-// sketch and postings go on, and the others its copies.
-func (f *identicalFn) group(all []packed.Sketch, postings, copies, repSketches *batcher, n *identicalCounts) {
+// group gathers the identical documents of one key range of sorted keys:
+// each key's first document is its representative and the others its
+// copies, each sent as an edge to its representative's partition (for
+// phase 4) and to its own (where its body is dropped).
+func (f *identicalFn) group(all []packed.Sketch, copies, skipped *batcher, n *identicalCounts) {
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].Key == all[i].Key {
@@ -107,27 +119,64 @@ func (f *identicalFn) group(all []packed.Sketch, postings, copies, repSketches *
 		}
 		rep := all[i]
 		n.reps++
-		// In an update, an index representative (IndexKeys) has its
-		// sketch and postings in the index's tables: it only gathers
-		// its new copies.
-		if old := f.FirstNewDoc > 0 && rep.Doc < f.FirstNewDoc; !old {
-			repSketches.add(packed.Partition(rep.Doc, f.Partitions), packed.Sketch{Key: rep.Key, Doc: rep.Doc, Values: rep.Values})
-			f.addPostings(postings, rep)
-		}
 		if j-i > 1 {
 			n.groups++
 			n.skipped += int64(j - i - 1)
 			for _, c := range all[i+1 : j] {
-				copies.add(packed.Partition(rep.Doc, f.Partitions), packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Rank: c.Rank, Copy: true})
+				e := packed.Edge{A: rep.Doc, B: c.Doc, Resemblance: 1, Rank: c.Rank, Copy: true}
+				copies.add(packed.Partition(rep.Doc, f.Partitions), e)
+				skipped.add(packed.Partition(c.Doc, f.Partitions), e)
 			}
 		}
 		i = j
 	}
 }
 
+// representativesFn is Identical's second half: on one doc partition it
+// drops the bodies of the copies and sends the representatives' postings
+// to phase 2 and their sketches to reps.
+type representativesFn struct {
+	Candidates Candidates
+	Partitions int
+	TempDir    string   // where reps are parked ("": sent as batches)
+	postings   *batcher // the bundle's (see batcher)
+}
+
+func (f *representativesFn) StartBundle(ctx context.Context, emitPostings, emitReps func(int, []byte)) {
+	f.postings = nil // a retried bundle starts afresh
+}
+
+func (f *representativesFn) FinishBundle(ctx context.Context, emitPostings, emitReps func(int, []byte)) {
+	finishBatcher(&f.postings, ctx, emitPostings)
+}
+
+func (f *representativesFn) ProcessElement(ctx context.Context, part int, bodiesIt, skippedIt func(*[]byte) bool, emitPostings, emitReps func(int, []byte)) error {
+	defer identicalTime.done(ctx, time.Now())
+	skipped, err := decodeBatches(skippedIt, packed.AppendEdges)
+	if err != nil {
+		return err
+	}
+	isCopy := make(map[uint64]bool, len(skipped))
+	for _, e := range skipped {
+		isCopy[e.B] = true
+	}
+	bodies, err := decodeBatches(bodiesIt, packed.AppendSketches)
+	if err != nil {
+		return err
+	}
+	reps := slices.DeleteFunc(bodies, func(b packed.Sketch) bool { return isCopy[b.Doc] })
+	slices.SortFunc(reps, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })
+	postings := bundleBatcher(&f.postings, ctx, "postings", f.Partitions, emitPostings)
+	for i, rep := range reps {
+		f.addPostings(postings, rep)
+		reps[i] = packed.Sketch{Key: rep.Key, Doc: rep.Doc, Values: rep.Values} // what the sketches table and phase 4 read
+	}
+	return sendSketches(ctx, f.TempDir, part, reps, emitReps)
+}
+
 // addPostings adds a representative's postings (in super-shingle mode its
 // super-shingles) to the batcher.
-func (f *identicalFn) addPostings(postings *batcher, rep packed.Sketch) {
+func (f *representativesFn) addPostings(postings *batcher, rep packed.Sketch) {
 	if f.Candidates.Mode == settings.ModeSuperShingle {
 		for _, v := range rep.Supers {
 			postings.add(packed.Partition(v, f.Partitions), packed.Posting{Shingle: v, Doc: rep.Doc, Size: uint32(len(rep.Values))})

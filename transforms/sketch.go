@@ -34,7 +34,7 @@ var (
 )
 
 func init() {
-	register.DoFn8x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, string), error](&sketchFn{})
+	register.DoFn9x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, string), error](&sketchFn{})
 	register.Emitter2[int, []byte]()
 	register.Emitter2[int, string]()
 }
@@ -44,17 +44,21 @@ func init() {
 // shingles, their fingerprints, the MOD_m or MIN_s sketch, and the content
 // and lexical fingerprints). It returns meta, PCollection<KV<int, []byte>>
 // of docs-table rows (status and counts, no cluster yet) keyed by doc
-// partition; sketches, PCollection<KV<int, []byte>> of packed.Sketch
-// batches keyed by the partition of the fingerprint that decides identity;
-// and equiv, the fingerprints of all three equivalence levels for
-// EquivalenceCounts; and ranks, PCollection<KV<int, []byte>> of
-// packed.DocRank batches keyed by doc partition, for every sketched
-// document when cfg.Keep ranks documents (empty otherwise); and sites,
-// PCollection<KV<int, []byte>> of packed.SiteCount batches for
-// SiteTemplates under cfg.Templates (empty otherwise), when the sketches of
-// pages with a site are keyed by the site's partition. Under
-// cfg.SkipBadFiles a bad row group (crawl.IsBadInput) is recorded under
-// place.TempDir; a failed read fails the bundle all the same.
+// partition; each document's sketch in the two streams Identical takes
+// (see sendSketch): keys, PCollection<KV<int, []byte>> of packed.Sketch
+// batches of identity keys, doc IDs and ranks keyed by the partition of
+// the identity key, and bodies, the same documents' whole packed.Sketch
+// records keyed by doc partition; equiv, the fingerprints of all three
+// equivalence levels for EquivalenceCounts; ranks,
+// PCollection<KV<int, []byte>> of packed.DocRank batches keyed by doc
+// partition, for every sketched document when cfg.Keep ranks documents
+// (empty otherwise); and sites, PCollection<KV<int, []byte>> of
+// packed.SiteCount batches for SiteTemplates under cfg.Templates (empty
+// otherwise). Under cfg.Templates the whole sketches go in keys instead,
+// for SiteTemplates to send on (those of pages with a site keyed by the
+// site's partition), and bodies is empty. Under cfg.SkipBadFiles a bad row
+// group (crawl.IsBadInput) is recorded under place.TempDir; a failed read
+// fails the bundle all the same.
 //
 // Under any --verify it also writes every sketched document's features
 // for verification (rowsketch.Sketcher.Verifiable: its dense sample under
@@ -64,10 +68,10 @@ func init() {
 // their names in features, PCollection<KV<int, string>> keyed by verify
 // slice, for Verify (empty otherwise). The features travel no shuffle:
 // each verifying worker reads back those it needs.
-func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, sketches, equiv, ranks, sites, features beam.PCollection) {
+func Sketch(s beam.Scope, splits beam.PCollection, cfg settings.Config, place Placement) (meta, keys, bodies, equiv, ranks, sites, features beam.PCollection) {
 	s = s.Scope("Sketch")
 	outs := beam.ParDoN(s, &sketchFn{Settings: cfg, Partitions: place.Partitions, TempDir: place.TempDir}, splits)
-	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5]
+	return outs[0], outs[1], outs[2], outs[3], outs[4], outs[5], outs[6]
 }
 
 type sketchFn struct {
@@ -85,30 +89,38 @@ type sketchFn struct {
 // batchers of its sketches and equivalence keys (see batcher on why per
 // bundle, not per element).
 type sketchOut struct {
-	metas                         [][]tables.Doc
-	metaBytes                     int
-	sketches, equiv, ranks, sites *batcher
+	metas                             [][]tables.Doc
+	metaBytes                         int
+	keys, bodies, equiv, ranks, sites *batcher
+	// ctx is the bundle's, from its elements, for FinishBundle: with
+	// seven emitters it cannot take a context too (register's wrappers
+	// stop at seven parameters), and the counters it adds to need the
+	// bundle's.
+	ctx context.Context
 }
 
-func (f *sketchFn) StartBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) {
+// StartBundle and FinishBundle take no context: see sketchOut.ctx.
+func (f *sketchFn) StartBundle(emitMeta, emitKeys, emitBodies, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) {
 	f.out = nil // a retried bundle starts afresh
 }
 
-func (f *sketchFn) FinishBundle(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) error {
+func (f *sketchFn) FinishBundle(emitMeta, emitKeys, emitBodies, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) error {
 	out := f.out
 	f.out = nil
 	if out == nil {
 		return nil
 	}
-	return out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites)
+	return out.flush(out.ctx, emitMeta, emitKeys, emitBodies, emitEquiv, emitRanks, emitSites)
 }
 
 // flush emits everything gathered so far.
-func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
+func (o *sketchOut) flush(ctx context.Context, emitMeta, emitKeys, emitBodies, emitEquiv, emitRanks, emitSites func(int, []byte)) error {
 	o.sites.bind(ctx, emitSites)
 	o.sites.flush()
-	o.sketches.bind(ctx, emitSketch)
-	o.sketches.flush()
+	o.keys.bind(ctx, emitKeys)
+	o.keys.flush()
+	o.bodies.bind(ctx, emitBodies)
+	o.bodies.flush()
 	o.equiv.bind(ctx, emitEquiv)
 	o.equiv.flush()
 	o.ranks.bind(ctx, emitRanks)
@@ -119,15 +131,17 @@ func (o *sketchOut) flush(ctx context.Context, emitMeta, emitSketch, emitEquiv, 
 	return err
 }
 
-func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) error {
+func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta, emitKeys, emitBodies, emitEquiv, emitRanks, emitSites func(int, []byte), emitFeatures func(int, string)) error {
 	defer phase1Time.done(ctx, phase1Time.begin())
 	parts := f.Partitions
 	if f.out == nil {
 		f.out = &sketchOut{metas: make([][]tables.Doc, parts)}
 	}
 	out := f.out
+	out.ctx = ctx
 	metas := out.metas
-	sketches := bundleBatcher(&out.sketches, ctx, "sketches", parts, emitSketch)
+	keys := bundleBatcher(&out.keys, ctx, "sketch_keys", parts, emitKeys)
+	bodies := bundleBatcher(&out.bodies, ctx, "sketches", parts, emitBodies)
 	equiv := bundleBatcher(&out.equiv, ctx, "equivalence_keys", len(settings.Equivalences)*parts, emitEquiv)
 	ranks := bundleBatcher(&out.ranks, ctx, "ranks", parts, emitRanks)
 	sites := bundleBatcher(&out.sites, ctx, "site_counts", parts, emitSites)
@@ -153,7 +167,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	err = crawl.ReadSplit(ctx, sp, f.Settings.Columns, func(row crawl.Row) error {
 		next = row.Index + 1
 		nBytes += int64(len(row.Content))
-		doc, rec, keys := rs.Sketch(sp, row)
+		doc, rec, levels := rs.Sketch(sp, row)
 		switch doc.Status {
 		case tables.StatusOK:
 			nOK++
@@ -172,7 +186,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 					return err
 				}
 			}
-			for level, k := range keys {
+			for level, k := range levels {
 				equiv.add(level*parts+packed.Partition(k, parts), packedKey(k))
 			}
 			if ranked {
@@ -190,9 +204,12 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 						sites.add(packed.Partition(siteValueKey(rec.Site, v), parts), packed.SiteCount{Site: rec.Site, Value: v, Docs: 1})
 					}
 				}
-				sketches.add(packed.Partition(rec.Site, parts), *rec)
+				keys.add(packed.Partition(rec.Site, parts), *rec)
+			} else if templates {
+				// Whole too: SiteTemplates sends every sketch on.
+				keys.add(packed.Partition(rec.Key, parts), *rec)
 			} else {
-				sketches.add(packed.Partition(rec.Key, parts), *rec)
+				sendSketch(*rec, parts, keys, bodies)
 			}
 		}
 		keepRow(doc)
@@ -223,7 +240,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 		}
 	}
 	if out.metaBytes > maxBuffered(parts) {
-		if err := out.flush(ctx, emitMeta, emitSketch, emitEquiv, emitRanks, emitSites); err != nil {
+		if err := out.flush(ctx, emitMeta, emitKeys, emitBodies, emitEquiv, emitRanks, emitSites); err != nil {
 			return err
 		}
 	}
@@ -236,6 +253,18 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	sketchValues.Inc(ctx, nValues)
 	progress.AddRead(sp.NumRows, nBytes)
 	return nil
+}
+
+// sendSketch sends a document's sketch on its two ways to Identical: its
+// identity key, doc ID and rank to the key's partition, where identical
+// documents meet, and its whole record to its doc partition, where it
+// waits for the verdict (representative or copy). The sketch's values,
+// most of its bytes, so cross one shuffle, not one to the identical
+// shortcut and another from there to the representative's partition.
+func sendSketch(sk packed.Sketch, parts int, keys, bodies *batcher) {
+	keys.add(packed.Partition(sk.Key, parts), packed.Sketch{Key: sk.Key, Doc: sk.Doc, Rank: sk.Rank})
+	sk.Rank, sk.Site = nil, 0
+	bodies.add(packed.Partition(sk.Doc, parts), sk)
 }
 
 // siteValueKey is the key that spreads the (site, value) counts over

@@ -94,20 +94,15 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 	return nil
 }
 
-// sketchesOf decodes a partition's representative sketches by doc.
-func sketchesOf(reps func(*[]byte) bool) (map[uint64][]uint64, error) {
-	m := map[uint64][]uint64{}
-	if err := eachBatch(reps, func(b []byte) error {
-		sks, err := packed.AppendSketches(nil, b)
-		if err != nil {
-			return err
-		}
-		for _, sk := range sks {
-			m[sk.Doc] = sk.Values
-		}
-		return nil
-	}); err != nil {
+// sketchesOf reads a partition's representative sketches by doc.
+func sketchesOf(ctx context.Context, reps func(*[]byte) bool) (map[uint64][]uint64, error) {
+	sks, err := readSketches(ctx, reps)
+	if err != nil {
 		return nil, err
+	}
+	m := make(map[uint64][]uint64, len(sks))
+	for _, sk := range sks {
+		m[sk.Doc] = sk.Values
 	}
 	return m, nil
 }
@@ -121,7 +116,7 @@ type attachSketchAFn struct {
 // pair of one doc partition and re-keys it by the second document's.
 func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candidates func(*[]byte) bool, emit func(int, []byte)) error {
 	defer superTime.done(ctx, time.Now())
-	sketches, err := sketchesOf(reps)
+	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {
 		return err
 	}
@@ -145,7 +140,7 @@ type estimateCandidatesFn struct {
 // partition shares, as phase 3 would have.
 func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, reps, withA func(*[]byte) bool, emit func(int, []byte)) error {
 	defer superTime.done(ctx, time.Now())
-	sketches, err := sketchesOf(reps)
+	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {
 		return err
 	}

@@ -261,7 +261,7 @@ func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assig
 	if err != nil {
 		return err
 	}
-	reps, err := decodeBatches(repsIt, packed.AppendSketches)
+	reps, err := readSketches(ctx, repsIt)
 	if err != nil {
 		return err
 	}

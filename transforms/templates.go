@@ -19,19 +19,19 @@ var templatesTime = newPhaseTimer("site_templates")
 
 func init() {
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&countSiteValuesFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&dropTemplatesFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&dropTemplatesFn{})
 }
 
 // SiteTemplates drops each site's template shingles from its pages'
 // sketches (--template-shingles; see package sitetemplate for the rule). It
 // takes sites and sketches from Sketch: the packed.SiteCount batches (one
 // count per page and per page's sketch value, keyed by the partition of
-// the site, or of the site and value) and the packed.Sketch batches, those
-// of pages with a site keyed by the site's partition. It returns the
-// sketches, PCollection<KV<int, []byte>> of packed.Sketch batches keyed by
-// the partition of the fingerprint that decides identity, as Identical
-// takes them, less their sites' template values (templates decides which
-// they are); in super-shingle mode (cand) their super-shingles are made
+// the site, or of the site and value) and the whole packed.Sketch records
+// of pages with a site, keyed by the site's partition (Sketch's keys). It
+// returns those pages' sketches less their sites' template values
+// (templates decides which they are) in the two streams Identical takes,
+// keys and bodies, as Sketch gives them for pages without a site (see
+// sendSketch); in super-shingle mode (cand) their super-shingles are made
 // again from what is left.
 //
 // Two shuffles do it, neither holding a site on one worker: the counts of
@@ -39,14 +39,14 @@ func init() {
 // partitions, and only values common enough to be some site's template go
 // on, with each site's page count, to the site's partition; there the
 // site's template is decided and its pages' sketches stream past it.
-func SiteTemplates(s beam.Scope, sites, sketches beam.PCollection, templates sitetemplate.Spec, cand Candidates, place Placement) beam.PCollection {
+func SiteTemplates(s beam.Scope, sites, sketches beam.PCollection, templates sitetemplate.Spec, cand Candidates, place Placement) (keys, bodies beam.PCollection) {
 	s = s.Scope("SiteTemplates")
 	facts := beam.ParDo(s, &countSiteValuesFn{Templates: templates, Partitions: place.Partitions}, beam.GroupByKey(s, sites))
-	out, tallies := beam.ParDo2(s, &dropTemplatesFn{Templates: templates, Candidates: cand, Partitions: place.Partitions}, beam.CoGroupByKey(s, facts, sketches))
+	outs := beam.ParDoN(s, &dropTemplatesFn{Templates: templates, Candidates: cand, Partitions: place.Partitions}, beam.CoGroupByKey(s, facts, sketches))
 	if place.TempDir != "" {
-		writeTallies(s, "templates", place.TempDir, tallies)
+		writeTallies(s, "templates", place.TempDir, outs[2])
 	}
-	return out
+	return outs[0], outs[1]
 }
 
 type countSiteValuesFn struct {
@@ -90,18 +90,19 @@ func (f *countSiteValuesFn) ProcessElement(ctx context.Context, _ int, batches f
 }
 
 type dropTemplatesFn struct {
-	Templates  sitetemplate.Spec
-	Candidates Candidates // the super-shingles' making
-	Partitions int
-	out        *batcher // kept for the bundle (see batcher)
+	Templates    sitetemplate.Spec
+	Candidates   Candidates // the super-shingles' making
+	Partitions   int
+	keys, bodies *batcher // kept for the bundle (see batcher)
 }
 
-func (f *dropTemplatesFn) StartBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
-	f.out = nil // a retried bundle starts afresh
+func (f *dropTemplatesFn) StartBundle(ctx context.Context, emitKeys, emitBodies func(int, []byte), tally func(string, int64)) {
+	f.keys, f.bodies = nil, nil // a retried bundle starts afresh
 }
 
-func (f *dropTemplatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), tally func(string, int64)) {
-	finishBatcher(&f.out, ctx, emit)
+func (f *dropTemplatesFn) FinishBundle(ctx context.Context, emitKeys, emitBodies func(int, []byte), tally func(string, int64)) {
+	finishBatcher(&f.keys, ctx, emitKeys)
+	finishBatcher(&f.bodies, ctx, emitBodies)
 }
 
 // ProcessElement decides the template of every site of one partition from
@@ -109,7 +110,7 @@ func (f *dropTemplatesFn) FinishBundle(ctx context.Context, emit func(int, []byt
 // the sketches of the site's pages as they stream past (in super-shingle
 // mode the super-shingles are made again from what is left) and sends each
 // sketch on to the identical shortcut.
-func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sketchesIt func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sketchesIt func(*[]byte) bool, emitKeys, emitBodies func(int, []byte), tally func(string, int64)) error {
 	defer templatesTime.done(ctx, templatesTime.begin())
 	facts, err := decodeBatches(factsIt, packed.AppendSiteCounts)
 	if err != nil {
@@ -133,7 +134,8 @@ func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sk
 	tally("template_shingles", int64(len(template)))
 	h := fingerprint.New(f.Candidates.Seed)
 	parts := f.Partitions
-	out := bundleBatcher(&f.out, ctx, "sketches", parts, emit)
+	keys := bundleBatcher(&f.keys, ctx, "sketch_keys", parts, emitKeys)
+	bodies := bundleBatcher(&f.bodies, ctx, "sketches", parts, emitBodies)
 	var touched, emptied, dropped int64
 	var batch []packed.Sketch
 	err = eachBatch(sketchesIt, func(b []byte) error {
@@ -157,7 +159,7 @@ func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sk
 					}
 				}
 			}
-			out.add(packed.Partition(sk.Key, parts), sk)
+			sendSketch(sk, parts, keys, bodies)
 		}
 		return nil
 	})

@@ -161,17 +161,8 @@ func TestPairCountMinSketchMatchesDirectEstimate(t *testing.T) {
 func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	cfg := testConfig()
 	p, s := beam.NewPipelineWithRoot()
-	var in []keyed
-	for _, sk := range []packed.Sketch{
-		{Key: 7, Doc: 30, Values: []uint64{100}},
-		{Key: 7, Doc: 10, Values: []uint64{100}},
-		{Key: 7, Doc: 20, Values: []uint64{100}},
-		{Key: 8, Doc: 40, Values: []uint64{100, 200}},
-		{Key: 9, Doc: 50, Values: []uint64{300}},
-	} {
-		in = append(in, keyed{packed.Partition(sk.Key, cfg.Partitions), packed.Seal(nil, sk.Append(nil))})
-	}
-	postings, copies, reps := Identical(s, beam.ParDo(s, kvFromStruct, beam.CreateList(s, in)), cfg.Candidates(), cfg.FirstNewDoc, cfg.Placement)
+	keys, bodies := identicalInput(s, cfg.Partitions)
+	postings, copies, reps := Identical(s, keys, bodies, cfg.Candidates(), cfg.Placement)
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
 	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
 	lists, _ := ShingleMerge(s, postings, cfg.Candidates(), cfg.Update, cfg.Placement)

@@ -121,6 +121,22 @@ var mutations = []mutation{
 		run:  "TestPairCountInWaves",
 	},
 	{
+		name: "Identical: a copy's body goes on as if it were a representative",
+		file: "transforms/identical.go",
+		old:  "return isCopy[b.Doc] })",
+		new:  "return false })",
+		pkgs: []string{"./transforms"},
+		run:  "TestIdenticalSendsRepresentativesOnly",
+	},
+	{
+		name: "parked sketches: a partition's file named for what it holds, not for the partition",
+		file: "transforms/parked.go",
+		old:  `fmt.Sprintf("sketches-%05d", part)`,
+		new:  `fmt.Sprintf("sketches-%05d", len(sks))`,
+		pkgs: []string{"./transforms"},
+		run:  "TestParkedSketchesRetry",
+	},
+	{
 		name: "htmltext: ExtractMain gives up on a page without a <main> or role=main hint",
 		file: "text/htmltext/content.go",
 		old:  "return e.assemble()",
