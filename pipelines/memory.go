@@ -32,6 +32,18 @@ func neededBytes(textBytes int64) int64 {
 	return baseBytes + int64(liveBytesPerTextByte*float64(textBytes))
 }
 
+// followFromBytesPerTextByte is where the soft limit starts, per byte of
+// text, when followLiveHeap follows the live heap: below the live set on
+// purpose, so that the limit is the live heap's (Headroom above it) for
+// most of the run, not the estimate, which is meant to be safe for
+// fitting the run to the machine, not tight. Measured (BENCHMARKS.md,
+// issue 40, fifth part), from the estimate (0.85) to 0.45: 5 GB of the
+// Unicode crawl peaked at 3.27 GB instead of 4.72 (0.64 byte per byte)
+// in 117 s against 108; 1 GB at 0.95 GB instead of 1.32 in 21-24 s
+// against 21-22; the pair-heavy grown gigabyte, whose live set is above
+// both, at 2.46 GB in 107 s, as before.
+const followFromBytesPerTextByte = 0.45
+
 // readFooters sums, over files, the rows and the text (or HTML) column's
 // size before compression (crawl.Split.ContentBytes) from their footers,
 // reading 16 at a time (a cluster's object store answers each in tens of
@@ -68,14 +80,14 @@ func checkFits(ctx context.Context, m *output.Manifest, files []string, cols cra
 }
 
 // followLiveHeap, on the embedded runner under --memory-limit=auto, keeps
-// the soft limit a little above the live heap, from the estimate for
-// textBytes of text up (memlimit.Follow); the returned func ends it and
+// the soft limit a little above the live heap, never under a floor for
+// textBytes of text (followFromBytesPerTextByte; memlimit.Follow); the returned func ends it and
 // returns the highest limit set (0 when it did not follow).
 func followLiveHeap(textBytes int64) (stop func() int64) {
 	if !embeddedRunner() {
 		return func() int64 { return 0 }
 	}
-	return memlimit.Follow(neededBytes(textBytes))
+	return memlimit.Follow(baseBytes + int64(followFromBytesPerTextByte*float64(textBytes)))
 }
 
 // embeddedRunner reports whether the pipeline runs on the embedded Prism
