@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -51,6 +52,7 @@ func TestQueryCommand(t *testing.T) {
 	if len(answers) != 1 || answers[0].Doc.DocID != d.DocID || answers[0].Cluster == nil || *d.ClusterID != answers[0].Cluster.ClusterID || len(answers[0].Members) < 2 {
 		t.Fatalf("--url %s: %s", *d.URL, out.String())
 	}
+	snakeCaseKeys(t, "--url --json", out.Bytes())
 
 	row, err := crawl.ReadRow(ctx, d.SourceFile, d.SourceRow, crawl.Columns{Text: "text"})
 	if err != nil {
@@ -65,6 +67,11 @@ func TestQueryCommand(t *testing.T) {
 	if !strings.Contains(out.String(), *d.URL) || !strings.Contains(out.String(), "exact resemblance") {
 		t.Errorf("--text-file --exact: %s", out.String())
 	}
+	out.Reset()
+	if err := queryMain(ctx, []string{"--from", dir, "--text-file", page, "--exact", "--json"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	snakeCaseKeys(t, "--text-file --exact --json", out.Bytes())
 
 	for _, args := range [][]string{
 		{"--url", *d.URL},
@@ -78,6 +85,40 @@ func TestQueryCommand(t *testing.T) {
 	}
 	if err := queryMain(ctx, []string{"--from", dir, "--url", "https://nowhere.test/"}, &out); !errors.Is(err, query.ErrUnknownURL) {
 		t.Errorf("an unknown URL: %v", err)
+	}
+}
+
+// snakeCaseKeys fails t unless every key of every object in the JSON
+// document b is snake_case, as the tables' columns are (issue 41: a
+// cluster's keys were Go field names beside a document's column names).
+func snakeCaseKeys(t *testing.T, what string, b []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s printed %q: %v", what, b, err)
+	}
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				n++
+				if !snake.MatchString(k) {
+					t.Errorf("%s: key %q is not snake_case", what, k)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	if n == 0 {
+		t.Errorf("%s printed no keys: %s", what, b)
 	}
 }
 

@@ -66,19 +66,19 @@ type Doc struct {
 
 // Cluster is one row of clusters/: one per cluster of two or more documents.
 type Cluster struct {
-	ClusterID             int64    `parquet:"cluster_id"`
-	Size                  int64    `parquet:"size"`
-	IdenticalCopies       int64    `parquet:"identical_copies"`
-	RepresentativeDocID   int64    `parquet:"representative_doc_id"`
-	RepresentativeURL     *string  `parquet:"representative_url,optional"`
-	LinkedPairs           int64    `parquet:"linked_pairs"`
-	MinResemblance        *float64 `parquet:"min_resemblance,optional"`
-	MeanResemblance       *float64 `parquet:"mean_resemblance,optional"`
-	MinResemblanceToKept  float64  `parquet:"min_resemblance_to_kept"`
-	MeanResemblanceToKept float64  `parquet:"mean_resemblance_to_kept"`
+	ClusterID             int64    `parquet:"cluster_id" json:"cluster_id"`
+	Size                  int64    `parquet:"size" json:"size"`
+	IdenticalCopies       int64    `parquet:"identical_copies" json:"identical_copies"`
+	RepresentativeDocID   int64    `parquet:"representative_doc_id" json:"representative_doc_id"`
+	RepresentativeURL     *string  `parquet:"representative_url,optional" json:"representative_url"`
+	LinkedPairs           int64    `parquet:"linked_pairs" json:"linked_pairs"`
+	MinResemblance        *float64 `parquet:"min_resemblance,optional" json:"min_resemblance"`
+	MeanResemblance       *float64 `parquet:"mean_resemblance,optional" json:"mean_resemblance"`
+	MinResemblanceToKept  float64  `parquet:"min_resemblance_to_kept" json:"min_resemblance_to_kept"`
+	MeanResemblanceToKept float64  `parquet:"mean_resemblance_to_kept" json:"mean_resemblance_to_kept"`
 	// RedirectMembers is how many of Size are pages redirecting to
 	// another member (--redirect-column).
-	RedirectMembers int64 `parquet:"redirect_members"`
+	RedirectMembers int64 `parquet:"redirect_members" json:"redirect_members"`
 }
 
 // Pair is one row of pairs/: a pair of representatives that reached phase 4.
