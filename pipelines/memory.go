@@ -81,8 +81,9 @@ func checkFits(ctx context.Context, m *output.Manifest, files []string, cols cra
 
 // followLiveHeap, on the embedded runner under --memory-limit=auto, keeps
 // the soft limit a little above the live heap, never under a floor for
-// textBytes of text (followFromBytesPerTextByte; memlimit.Follow); the returned func ends it and
-// returns the highest limit set (0 when it did not follow).
+// textBytes of text (followFromBytesPerTextByte; memlimit.Follow); the
+// returned func ends it and returns the highest limit set (0 when it did
+// not follow).
 func followLiveHeap(textBytes int64) (stop func() int64) {
 	if !embeddedRunner() {
 		return func() int64 { return 0 }

@@ -38,11 +38,10 @@ const parkedDir = "parked"
 const parkedMark = "\x00parked:"
 
 // sendSketches sends the sketches of doc partition part: with a tempDir,
-// written to the partition's file there, sealed a batch at a time (the
-// file is the batches' zstd frames one after another, which Open reads as
-// one), and the file's name emitted; the sketches being sorted by doc ID,
-// a retried or doubled bundle writes the same bytes under the same name.
-// Without one, as sealed batches.
+// written to the partition's file there (parkSketches) and the file's name
+// emitted; the sketches being sorted by doc ID, a retried or doubled
+// bundle writes the same bytes under the same name. Without one, as sealed
+// batches.
 func sendSketches(ctx context.Context, tempDir string, part int, sks []packed.Sketch, emit func(int, []byte)) error {
 	if len(sks) == 0 {
 		return nil
@@ -54,9 +53,20 @@ func sendSketches(ctx context.Context, tempDir string, part int, sks []packed.Sk
 		})
 	}
 	name := store.Join(tempDir, parkedDir, fmt.Sprintf("sketches-%05d", part))
+	if err := parkSketches(ctx, name, sks); err != nil {
+		return fmt.Errorf("parking the sketches of partition %d: %w", part, err)
+	}
+	emit(part, []byte(parkedMark+name))
+	return nil
+}
+
+// parkSketches writes sks to the file name, sealed a batch at a time: the
+// file is the batches' zstd frames one after another, which packed.Open
+// reads as one.
+func parkSketches(ctx context.Context, name string, sks []packed.Sketch) error {
 	w, err := store.OpenWrite(ctx, name)
 	if err != nil {
-		return fmt.Errorf("parking the sketches of partition %d: %w", part, err)
+		return err
 	}
 	defer w.Abort()
 	var n int64
@@ -65,14 +75,13 @@ func sendSketches(ctx context.Context, tempDir string, part int, sks []packed.Sk
 		_, err := w.Write(sealed)
 		return err
 	}); err != nil {
-		return fmt.Errorf("parking the sketches of partition %d: %w", part, err)
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("parking the sketches of partition %d: %w", part, err)
+		return err
 	}
 	parkedFiles.Inc(ctx, 1)
 	parkedBytes.Inc(ctx, n)
-	emit(part, []byte(parkedMark+name))
 	return nil
 }
 
@@ -94,25 +103,24 @@ func eachSealedBatch(sks []packed.Sketch, fn func(sealed []byte) error) error {
 
 // readSketches reads a partition's sketch stream (of sendSketches, or
 // sealed batches from elsewhere, such as ReadSketches) and returns all its
-// sketches.
+// sketches: decodeBatches over the stream with each parked file's name
+// replaced by the file's sealed batches.
 func readSketches(ctx context.Context, it func(*[]byte) bool) ([]packed.Sketch, error) {
-	var all []packed.Sketch
-	var elem, buf []byte
-	for it(&elem) {
-		sealed := elem
-		if name, ok := bytes.CutPrefix(elem, []byte(parkedMark)); ok {
-			var err error
-			if sealed, err = store.ReadFile(ctx, string(name)); err != nil {
-				return nil, fmt.Errorf("reading parked sketches: %w", err)
+	var readErr error
+	unparked := func(elem *[]byte) bool {
+		if !it(elem) {
+			return false
+		}
+		if name, ok := bytes.CutPrefix(*elem, []byte(parkedMark)); ok {
+			if *elem, readErr = store.ReadFile(ctx, string(name)); readErr != nil {
+				return false
 			}
 		}
-		var err error
-		if buf, err = packed.Open(buf[:0], sealed); err != nil {
-			return nil, err
-		}
-		if all, err = packed.AppendSketches(all, buf); err != nil {
-			return nil, err
-		}
+		return true
 	}
-	return all, nil
+	all, err := decodeBatches(unparked, packed.AppendSketches)
+	if readErr != nil {
+		return nil, fmt.Errorf("reading parked sketches: %w", readErr)
+	}
+	return all, err
 }
