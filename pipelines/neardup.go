@@ -60,7 +60,7 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	pairRows, assignments, stats := transforms.Cluster(s, pairs, checked, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // redirects join their targets' clusters
-	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
+	transforms.Assemble(s, meta, members, summaries, reps, cfg.Index, place)
 	transforms.Sweeps(s, meta, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
 }
@@ -183,11 +183,12 @@ var runJob = beamx.RunWithMetrics
 // expect is what Publish requires of a run's tables (output.Expect):
 // docsRows docs rows, and a receipt of every partition of the tables
 // whose writers see every partition (transforms' everyPartition): docs
-// and clusters (Assemble), sketches (Components), urls (Sweeps) and, when
-// the run merges shingles (postings), postings (ShingleMerge).
+// and clusters (Assemble), members (Assemble's writer), sketches
+// (Components), urls (Sweeps) and, when the run merges shingles
+// (postings), postings (ShingleMerge); and largest's one shard.
 func expect(cfg transforms.Config, docsRows int64, postings bool) output.Expect {
-	keys := map[string]int{}
-	for _, t := range []string{tables.DocsTable, tables.ClustersTable, tables.SketchesTable, tables.URLsTable} {
+	keys := map[string]int{tables.LargestTable: 1}
+	for _, t := range []string{tables.DocsTable, tables.ClustersTable, tables.MembersTable, tables.SketchesTable, tables.URLsTable} {
 		keys[t] = cfg.Partitions
 	}
 	if postings {

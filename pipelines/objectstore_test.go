@@ -168,6 +168,7 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 
 	// Queries and the report, read from the update's s3 output.
 	checkStoreQuery(t, up, uref, local)
+	checkURLRequests(t, srv, up, uref)
 	step("queries")
 	checkStoreReport(t, srv, up, uref.dir)
 	step("report")
@@ -418,8 +419,14 @@ func checkStoreQuery(t *testing.T, dir string, ref *result, local func(string) s
 	if ix.NumDocs() != rix.NumDocs() || ix.NumDocs() != len(ref.docs) {
 		t.Errorf("the index on the store has %d docs, locally %d, the docs table %d", ix.NumDocs(), rix.NumDocs(), len(ref.docs))
 	}
-	cl, n := ix.Clusters(0, 1<<30)
-	rcl, rn := rix.Clusters(0, 1<<30)
+	cl, n, err := ix.Clusters(ctx, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcl, rn, err := rix.Clusters(ctx, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if n != rn || !reflect.DeepEqual(cl, rcl) || n < 10 {
 		t.Errorf("%d clusters on the store, %d locally (or they differ); the sample has hundreds", n, rn)
 	}
@@ -427,7 +434,10 @@ func checkStoreQuery(t *testing.T, dir string, ref *result, local func(string) s
 	// documents in none; exact (texts read from the inputs) for 5 of them.
 	var urls []string
 	for _, c := range rcl[:min(30, len(rcl))] {
-		_, docs, _ := rix.Cluster(c.ClusterID)
+		_, docs, _, _, err := rix.ClusterPage(ctx, c.ClusterID, 0, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
 		urls = append(urls, docs[len(docs)-1].URL)
 	}
 	for _, d := range ref.docs {
@@ -487,6 +497,67 @@ func checkStoreQuery(t *testing.T, dir string, ref *result, local func(string) s
 		}
 		if len(wantM) == 0 || !reflect.DeepEqual(got, wantM) {
 			t.Errorf("Text of doc %d: %d matches on the store, %d locally, or they differ", c.ClusterID, len(got), len(wantM))
+		}
+	}
+}
+
+// checkURLRequests opens the output dir on the store afresh and queries
+// the URL of a member of its largest cluster and of a document in no
+// cluster: each in at most 20 requests to the store, manifest included
+// (the lookup tables: a page or two of the urls, docs, members and
+// clusters shards, each after its footer), and the answers are the local
+// copy's.
+func checkURLRequests(t *testing.T, srv objectServer, dir string, ref *result) {
+	t.Helper()
+	ctx := context.Background()
+	rix, err := query.Open(ctx, ref.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest, _, err := rix.Clusters(ctx, 0, 1)
+	if err != nil || len(largest) == 0 {
+		t.Fatalf("no cluster: %v", err)
+	}
+	_, members, _, _, err := rix.ClusterPage(ctx, largest[0].ClusterID, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := []string{members[len(members)-1].URL}
+	for _, d := range ref.docs {
+		if d.ClusterID == nil && d.URL != nil {
+			urls = append(urls, *d.URL)
+			break
+		}
+	}
+	counter, ok := srv.(interface{ Requests() map[string]int64 })
+	if !ok {
+		t.Logf("the store does not count its requests: the URL queries' are not checked")
+		return
+	}
+	total := func() (n int64) {
+		for _, v := range counter.Requests() {
+			n += v
+		}
+		return n
+	}
+	for _, u := range urls {
+		before := total()
+		ix, err := query.Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ix.URL(ctx, u, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := total() - before
+		want, err := rix.URL(ctx, u, false)
+		if err != nil || len(got) != len(want) || len(got[0].Members) != len(want[0].Members) {
+			t.Errorf("URL(%q) on the store: %d answers, locally %d (%v)", u, len(got), len(want), err)
+		}
+		t.Logf("URL(%q) from a fresh open on the store: %d requests (%d members)", u, n, len(got[0].Members))
+		if n > 20 {
+			t.Errorf("URL(%q) from a fresh open on the store took %d requests, more than 20", u, n)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // the stored redirects followed again
-	transforms.Assemble(s, meta, members, summaries, cfg.Index, place)
+	transforms.Assemble(s, meta, members, summaries, reps, cfg.Index, place)
 	transforms.Sweeps(s, meta, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                      // for updates
 }

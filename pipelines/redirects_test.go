@@ -396,7 +396,7 @@ func TestUpdateRedirectCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := ix.Doc(old(up, "r3").DocID); !ok || len(d.Chain) != 2 || deref(d.Chain[0].DocID) != now("p3").DocID || d.Chain[0].Status != tables.StatusRedirect ||
+	if d, ok, err := ix.Doc(context.Background(), old(up, "r3").DocID); err != nil || !ok || len(d.Chain) != 2 || deref(d.Chain[0].DocID) != now("p3").DocID || d.Chain[0].Status != tables.StatusRedirect ||
 		deref(d.Chain[1].DocID) != old(up, "t").DocID {
 		t.Errorf("query: r3's chain %+v; want p3's new row (doc %d, a redirect), then t (doc %d)", d.Chain, now("p3").DocID, old(up, "t").DocID)
 	}

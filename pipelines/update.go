@@ -60,7 +60,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	// Redirects followed again over the whole, old and new rows (Zhu et
 	// al.'s three cases: a URL's latest row wins it).
 	members, summaries := withRedirects(s, meta, index.docs, assignments, stats, cfg)
-	transforms.Assemble(s, meta, members, summaries, cfg.Index, place) // the index's rows read there
+	transforms.Assemble(s, meta, members, summaries, reps, cfg.Index, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
 	// documents of the latest sweep, for the lost and found.
 	all := beam.Flatten(s, meta, oldMeta)
@@ -155,6 +155,9 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.Index = index.tables
+	if err := urlsHaveDocIDs(ctx, opt.From, index.tables.URLs); err != nil {
+		return nil, err
+	}
 	// Under the index's policy and verification, its pairs rows and
 	// their links stay.
 	cfg.CarryPairs = src.Settings["policy"] == m.Settings["policy"] && src.Settings["verify"] == m.Settings["verify"]
@@ -246,6 +249,24 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 	}
 	if err := cfg.Policy.Reclusterable(); err != nil {
 		return fmt.Errorf("the index keeps the pairs of its own documents as recluster does: %w", err)
+	}
+	return nil
+}
+
+// urlsHaveDocIDs refuses an index whose urls table was written before
+// its doc_ids column: the update could not list the index's documents of
+// a URL it merges (an index's every urls shard is of one run).
+func urlsHaveDocIDs(ctx context.Context, from string, urls []transforms.Shard) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	f, err := tables.OpenLookup(ctx, urls[0].Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if !f.Has("doc_ids") {
+		return fmt.Errorf("the index %s was written before the urls table had doc_ids (each URL's documents, which query and serve look up): recluster it first (runner recluster --from %s --output NEW, which reads the stored pairs and rewrites every table with them) and update that", from, from)
 	}
 	return nil
 }

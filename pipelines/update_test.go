@@ -179,6 +179,7 @@ func TestUpdateRefuses(t *testing.T) {
 		{"a file of the index", index.dir, "../testdata/crawl/part-0000[01].parquet", "already in the index", func(*transforms.Config) {}},
 		{"no _SUCCESS", t.TempDir(), "../testdata/crawl/part-00001.parquet", "not a finished neardup output", func(*transforms.Config) {}},
 		{"partitions", index.dir, "../testdata/crawl/part-00001.parquet", "multiple of its index's", func(c *transforms.Config) { c.Partitions = index.manifest.Partitions + 1 }},
+		{"urls without doc_ids", withoutDocIDs(t, index.dir), "../testdata/crawl/part-00001.parquet", "recluster it first", func(*transforms.Config) {}},
 		{"verify exact", index.dir, "../testdata/crawl/part-00001.parquet", "--verify=uncertain or not at all", func(c *transforms.Config) { c.Verify = settings.VerifyExact }},
 		{"verify uncertain, other text column", index.dir, "../testdata/crawl/part-00001.parquet", "reads the index's documents again", func(c *transforms.Config) {
 			c.Verify, c.Columns.Text = settings.VerifyUncertain, "body"
@@ -194,6 +195,42 @@ func TestUpdateRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutDocIDs is a copy of the output dir as an earlier neardup wrote
+// it: its urls shards without the doc_ids column.
+func withoutDocIDs(t *testing.T, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "old")
+	if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	type oldURL struct {
+		URL        string `parquet:"url"`
+		FirstSweep string `parquet:"first_sweep"`
+		LastSweep  string `parquet:"last_sweep"`
+		Docs       int64  `parquet:"docs"`
+		LastDocID  int64  `parquet:"last_doc_id"`
+	}
+	shards, err := filepath.Glob(filepath.Join(out, tables.URLsTable, "*.parquet"))
+	if err != nil || len(shards) == 0 {
+		t.Fatalf("no urls shards: %v", err)
+	}
+	for _, sh := range shards {
+		rows, err := tables.ReadURLs(ctx, sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var old []oldURL
+		for _, r := range rows {
+			old = append(old, oldURL{r.URL, r.FirstSweep, r.LastSweep, r.Docs, r.LastDocID})
+		}
+		if err := tables.Write(ctx, sh, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
 
 // TestUpdateSweeps: an update with a later sweep date starts a new sweep,

@@ -356,7 +356,7 @@ var Declarations = []*Setting{
 			return nil
 		}},
 	{Name: "tables", Group: GroupOutput, Default: "all", Commands: Recluster | Update, Manifest: "tables",
-		Help:     "the tables the run writes: all, or a list of " + strings.Join(tables.Tables, ", ") + "; the others are not made, which saves their time (the rows of those written are the same). update and recluster need docs, pairs, contained, sketches, postings and urls of their --from; query and serve docs, clusters and sketches; report docs, clusters and pairs; export and --dedup-output docs; lost urls and lost",
+		Help:     "the tables the run writes: all, or a list of " + strings.Join(tables.Tables, ", ") + "; the others are not made, which saves their time (the rows of those written are the same). update and recluster need docs, pairs, contained, sketches, postings and urls of their --from; query and serve docs, clusters and sketches (and urls, members and largest to read a few pages a query rather than load the tables whole); report docs, clusters and pairs; export and --dedup-output docs; lost urls and lost",
 		manifest: func(c Config) string { return c.Tables.String() },
 		set: func(r *Run, v string) (err error) {
 			r.Tables, err = tables.ParseSelection(v)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/shuffle/packed"
 )
 
@@ -72,18 +73,15 @@ func NewIndexTables(partitions, runs int, docs, pairs, contained, sketches, post
 // partitions partitions and runs input files. A shard carried already
 // keeps its name.
 func parseShard(name string, partitions, runs int) (Shard, error) {
-	sh := Shard{Path: name, Of: partitions}
-	var n int
-	base := path.Base(name)
-	if _, err := fmt.Sscanf(base, "part-%05d-of-%05d-n%06d.parquet", &sh.Part, &sh.Of, &n); err == nil {
-		sh.CarriedName = base
-	} else if _, err := fmt.Sscanf(base, "part-%05d.parquet", &sh.Part); err != nil {
-		return sh, fmt.Errorf("%s is not a neardup shard (part-N.parquet or part-N-of-P-nF.parquet)", name)
-	} else {
+	part, of, carried, err := tables.ShardPartition(name, partitions)
+	sh := Shard{Path: name, Part: part, Of: of}
+	switch {
+	case err != nil:
+		return sh, err
+	case carried:
+		sh.CarriedName = path.Base(name)
+	default:
 		sh.CarriedName = fmt.Sprintf("part-%05d-of-%05d-n%06d.parquet", sh.Part, sh.Of, runs)
-	}
-	if sh.Of <= 0 || sh.Part < 0 || sh.Part >= sh.Of || partitions%sh.Of != 0 {
-		return sh, fmt.Errorf("%s is not a shard of an output with %d partitions", name, partitions)
 	}
 	return sh, nil
 }

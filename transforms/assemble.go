@@ -3,6 +3,8 @@ package transforms
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"reflect"
 	"slices"
 	"time"
 
@@ -28,41 +30,59 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(string), error](&assembleFn{})
+	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&assembleFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeMembersFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeLargestFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writePairsFn{})
 	register.Emitter1[string]()
+	beam.RegisterType(reflect.TypeOf((*memberWire)(nil)).Elem())
 }
 
-// Assemble takes the docs-table rows of Sketch and the assignments and
-// cluster stats of Cluster, all keyed by doc partition, joins them and
+// Assemble takes the docs-table rows of Sketch, the assignments and
+// cluster stats of Cluster and the representatives' sketches (reps, as
+// Identical gives them), all keyed by doc partition, joins them and
 // writes one docs shard and one clusters shard per partition under
-// place.TempDir. In an update (index, an update's Index) the index's docs
-// rows of each partition are read from its docs shard there. It returns
-// PCollection<string> of the shard files written.
-func Assemble(s beam.Scope, meta, assignments, stats beam.PCollection, index IndexTables, place Placement) beam.PCollection {
+// place.TempDir; then the lookup tables query and serve read: a members
+// shard per cluster partition (every clustered document with what a query
+// shows of it and a representative's sketch, sorted by cluster), and the
+// largest table (the tables.LargestClusters largest clusters' rows, in
+// one shard). In an update (index, an update's Index) the index's docs
+// rows and sketches of each partition are read from its shards there.
+func Assemble(s beam.Scope, meta, assignments, stats, reps beam.PCollection, index IndexTables, place Placement) {
 	s = s.Scope("Assemble")
 	// Every partition, also one no row reaches: in an update its index
 	// rows are read there, and every partition's receipt is expected.
 	meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
-	joined := beam.CoGroupByKey(s, meta, assignments, stats)
-	files := beam.ParDo(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, joined)
-	drain(s, files)
-	return files
+	joined := beam.CoGroupByKey(s, meta, assignments, stats, reps)
+	members, largest := beam.ParDo2(s, &assembleFn{Index: index.Docs, IndexSketches: index.Sketches, Partitions: place.Partitions, TempDir: place.TempDir,
+		Write: place.Write, Lanes: place.Lanes}, joined)
+	if !place.Write.Any(tables.MembersTable, tables.LargestTable) {
+		drainKV(s, members) // none; see drain
+		drainKV(s, largest)
+		return
+	}
+	// Every cluster partition has its receipt of the members table.
+	members = beam.Flatten(s, members, everyPartition(s, place.Partitions))
+	drain(s, beam.ParDo(s, &writeMembersFn{TempDir: place.shards(tables.MembersTable)}, beam.GroupByKey(s, members)))
+	drain(s, beam.ParDo(s, &writeLargestFn{TempDir: place.shards(tables.LargestTable)}, beam.GroupByKey(s, largest)))
 }
 
 type assembleFn struct {
-	Index      []Shard // the index's docs shards, in an update
-	Partitions int
-	TempDir    string
-	Write      tables.Selection // of docs and clusters, the tables it writes
-	Lanes      int
-	lanes      lanes[func(string)]
+	Index         []Shard // the index's docs shards, in an update
+	IndexSketches []Shard // and its sketches shards
+	Partitions    int
+	TempDir       string
+	Write         tables.Selection // of docs, clusters, members and largest, the tables it writes
+	Lanes         int
+	lanes         lanes[[2]func(int, []byte)]
 }
 
-func (f *assembleFn) StartBundle(ctx context.Context, emit func(string)) { f.lanes.reset() }
+func (f *assembleFn) StartBundle(ctx context.Context, emitMembers, emitLargest func(int, []byte)) {
+	f.lanes.reset()
+}
 
-func (f *assembleFn) FinishBundle(ctx context.Context, emit func(string)) error {
-	return f.lanes.finish(ctx, emit)
+func (f *assembleFn) FinishBundle(ctx context.Context, emitMembers, emitLargest func(int, []byte)) error {
+	return f.lanes.finish(ctx, [2]func(int, []byte){emitMembers, emitLargest})
 }
 
 // statusCounter names the phase 1 counter (docs_<name>) of each status.
@@ -71,14 +91,18 @@ var statusCounter = map[string]string{
 	tables.StatusRedirect: "redirect",
 }
 
-func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool, emit func(string)) error {
-	n := hold(f.Lanes, &metas, &assigns, &statsIt)
-	return f.lanes.timed(ctx, n, emit, outputTime, func() (laneOut[func(string)], error) {
-		files, tally, err := f.assemble(ctx, part, metas, assigns, statsIt)
-		return func(ctx context.Context, emit func(string)) error {
-			for _, name := range files {
-				emit(name)
+func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt, repsIt func(*[]byte) bool, emitMembers, emitLargest func(int, []byte)) error {
+	n := hold(f.Lanes, &metas, &assigns, &statsIt, &repsIt)
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLargest}, outputTime, func() (laneOut[[2]func(int, []byte)], error) {
+		out, tally, err := f.assemble(ctx, part, metas, assigns, statsIt, repsIt)
+		return func(ctx context.Context, emit [2]func(int, []byte)) error {
+			for p, rows := range out.members {
+				if len(rows) > 0 {
+					emit[0](p, sealRows(rows))
+				}
 			}
+			// Always, so that the largest table's one writer runs.
+			emit[1](0, sealClusters(out.largest))
 			docsWritten.Inc(ctx, tally["docs_written"])
 			docsClustered.Inc(ctx, tally["docs_in_clusters"])
 			docsAlone.Inc(ctx, tally["docs_alone"])
@@ -89,24 +113,33 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	})
 }
 
+// assembled is what one doc partition sends on: its clustered documents'
+// members rows by cluster partition, and its largest clusters' rows.
+type assembled struct {
+	members [][]memberWire
+	largest []tables.Cluster
+}
+
 // assemble joins and writes one partition's docs and clusters shards and
-// its tally, and returns the shards' names and the tally.
-func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, statsIt func(*[]byte) bool) ([]string, map[string]int64, error) {
+// its tally, and returns the rows it sends to the lookup tables and the
+// tally.
+func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, statsIt, repsIt func(*[]byte) bool) (assembled, map[string]int64, error) {
+	var out assembled
 	docs, err := decodeBatches(metas, tables.Decode[tables.Doc])
 	if err != nil {
-		return nil, nil, err
+		return out, nil, err
 	}
 	// The index's rows, in an update: their cluster columns unread, empty.
 	if docs, err = appendIndexDocs(ctx, docs, f.Index, part, f.Partitions); err != nil {
-		return nil, nil, err
+		return out, nil, err
 	}
 	asg, err := decodeBatches(assigns, packed.AppendAssignments)
 	if err != nil {
-		return nil, nil, err
+		return out, nil, err
 	}
 	sts, err := decodeBatches(statsIt, packed.AppendClusterStats)
 	if err != nil {
-		return nil, nil, err
+		return out, nil, err
 	}
 	slices.SortFunc(docs, func(x, y tables.Doc) int { return cmp.Compare(uint64(x.DocID), uint64(y.DocID)) })
 	slices.SortFunc(asg, func(x, y packed.Assignment) int { return cmp.Compare(x.Doc, y.Doc) })
@@ -114,7 +147,16 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 
 	n := clusters.Join(docs, asg)
 	clusterRows := clusters.Rows(sts, docs)
-	var files []string
+	if f.Write.Has(tables.MembersTable) {
+		if out.members, err = f.members(ctx, part, docs, repsIt); err != nil {
+			return out, nil, err
+		}
+	}
+	if f.Write.Has(tables.LargestTable) {
+		out.largest = slices.Clone(clusterRows)
+		tables.SortLargest(out.largest)
+		out.largest = out.largest[:min(len(out.largest), tables.LargestClusters)]
+	}
 	var docsWritten, clustersWritten int64 // 0 for a table the run leaves out
 	// Every partition has its receipts, rows or none (output.WriteShard).
 	var receipts []output.Receipt
@@ -122,10 +164,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 		docsWritten = int64(len(docs))
 		r, err := output.WriteShard(ctx, f.TempDir, tables.DocsTable, part, docs)
 		if err != nil {
-			return nil, nil, err
-		}
-		if r.File != "" {
-			files = append(files, store.Join(f.TempDir, tables.DocsTable, r.File))
+			return out, nil, err
 		}
 		receipts = append(receipts, r)
 	}
@@ -133,10 +172,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 		clustersWritten = int64(len(clusterRows))
 		r, err := output.WriteShard(ctx, f.TempDir, tables.ClustersTable, part, clusterRows)
 		if err != nil {
-			return nil, nil, err
-		}
-		if r.File != "" {
-			files = append(files, store.Join(f.TempDir, tables.ClustersTable, r.File))
+			return out, nil, err
 		}
 		receipts = append(receipts, r)
 	}
@@ -157,7 +193,88 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 	for i := range docs {
 		counts["docs_"+statusCounter[docs[i].Status]]++
 	}
-	return files, counts, output.WriteRecord(ctx, f.TempDir, "assemble", part, counts, receipts...)
+	return out, counts, output.WriteRecord(ctx, f.TempDir, "assemble", part, counts, receipts...)
+}
+
+// members makes the members rows of one doc partition's clustered
+// documents (docs, sorted by doc ID), by cluster partition: each
+// representative with its sketch, read from reps and, in an update, from
+// the index's sketches shard of the partition.
+func (f *assembleFn) members(ctx context.Context, part int, docs []tables.Doc, repsIt func(*[]byte) bool) ([][]memberWire, error) {
+	reps, err := readSketches(ctx, repsIt)
+	if err != nil {
+		return nil, err
+	}
+	if reps, err = appendIndexSketches(ctx, reps, f.IndexSketches, part, f.Partitions); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(reps, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })
+	out := make([][]memberWire, f.Partitions)
+	for i := range docs {
+		d := &docs[i]
+		if d.ClusterID == nil {
+			continue
+		}
+		var values []uint64
+		if k, ok := slices.BinarySearchFunc(reps, uint64(d.DocID), func(r packed.Sketch, id uint64) int { return cmp.Compare(r.Doc, id) }); ok {
+			values = reps[k].Values
+		}
+		p := packed.Partition(uint64(*d.ClusterID), f.Partitions)
+		out[p] = append(out[p], toWire(tables.MemberOf(d, values)))
+	}
+	return out, nil
+}
+
+// writeMembersFn writes the members shard of one cluster partition,
+// sorted by cluster, the kept document first, then by doc
+// (tables.SortMembers).
+type writeMembersFn struct {
+	TempDir string // "": the run does not write the table
+}
+
+func (f *writeMembersFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
+	defer outputTime.done(ctx, time.Now())
+	rows, err := decodeBatches(batches, decodeMembers)
+	if err != nil || f.TempDir == "" {
+		return err
+	}
+	tables.SortMembers(rows)
+	r, err := output.WriteShard(ctx, f.TempDir, tables.MembersTable, part, rows)
+	if err != nil {
+		return err
+	}
+	emit(r.File) // see drain
+	return output.WriteRecord(ctx, f.TempDir, "members", part, nil, r)
+}
+
+// writeLargestFn merges every doc partition's largest clusters into the
+// largest table's one shard, keeping tables.LargestClusters rows as it
+// goes: one worker, whatever the number of clusters.
+type writeLargestFn struct {
+	TempDir string // "": the run does not write the table
+}
+
+func (f *writeLargestFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(string)) error {
+	defer outputTime.done(ctx, time.Now())
+	var top []tables.Cluster
+	err := eachBatch(batches, func(b []byte) error {
+		var err error
+		if top, err = decodeClusters(top, b); err != nil {
+			return err
+		}
+		tables.SortLargest(top)
+		top = top[:min(len(top), tables.LargestClusters)]
+		return nil
+	})
+	if err != nil || f.TempDir == "" {
+		return err
+	}
+	r, err := output.WriteShard(ctx, f.TempDir, tables.LargestTable, 0, top)
+	if err != nil {
+		return err
+	}
+	emit(r.File) // see drain
+	return output.WriteRecord(ctx, f.TempDir, "largest", 0, nil, r)
 }
 
 // WritePairs takes the pairs-table rows of Cluster or Relink (sealed
@@ -224,4 +341,114 @@ func clearClusterColumns(d *tables.Doc) {
 	if d.Status == tables.StatusRedirect {
 		d.Reason = nil // how its chain ended, which Join sets again
 	}
+}
+
+// memberWire is a members row as it crosses a shuffle. gob sends no zero
+// value, so a pointer to one (doc 0 kept, a resemblance of 0, an empty
+// reason) would arrive nil: each optional field travels as a value, with
+// a bit of Set saying it is there.
+type memberWire struct {
+	ClusterID, DocID, SourceRow, TokenCount int64
+	IdenticalTo, KeptDocID                  int64
+	ResemblanceToKept                       float64
+	URL, Sweep, SourceFile, Status          string
+	Reason, JoinedBy                        string
+	Set                                     uint8
+	Sketch                                  []int64
+}
+
+// The bits of memberWire.Set.
+const (
+	wireURL = 1 << iota
+	wireReason
+	wireIdentical
+	wireKept
+	wireResemblance
+	wireJoinedBy
+)
+
+func toWire(m tables.Member) memberWire {
+	w := memberWire{ClusterID: m.ClusterID, DocID: m.DocID, SourceRow: m.SourceRow, TokenCount: m.TokenCount, Sweep: m.Sweep,
+		SourceFile: m.SourceFile, Status: m.Status, Sketch: m.Sketch}
+	set := func(bit uint8, ok bool) {
+		if ok {
+			w.Set |= bit
+		}
+	}
+	set(wireURL, m.URL != nil)
+	set(wireReason, m.Reason != nil)
+	set(wireIdentical, m.IdenticalTo != nil)
+	set(wireKept, m.KeptDocID != nil)
+	set(wireResemblance, m.ResemblanceToKept != nil)
+	set(wireJoinedBy, m.JoinedBy != nil)
+	if m.URL != nil {
+		w.URL = *m.URL
+	}
+	if m.Reason != nil {
+		w.Reason = *m.Reason
+	}
+	if m.IdenticalTo != nil {
+		w.IdenticalTo = *m.IdenticalTo
+	}
+	if m.KeptDocID != nil {
+		w.KeptDocID = *m.KeptDocID
+	}
+	if m.ResemblanceToKept != nil {
+		w.ResemblanceToKept = *m.ResemblanceToKept
+	}
+	if m.JoinedBy != nil {
+		w.JoinedBy = *m.JoinedBy
+	}
+	return w
+}
+
+func fromWire(w memberWire) tables.Member {
+	m := tables.Member{ClusterID: w.ClusterID, DocID: w.DocID, SourceRow: w.SourceRow, TokenCount: w.TokenCount, Sweep: w.Sweep,
+		SourceFile: w.SourceFile, Status: w.Status, Sketch: w.Sketch}
+	if w.Set&wireURL != 0 {
+		m.URL = &w.URL
+	}
+	if w.Set&wireReason != 0 {
+		m.Reason = &w.Reason
+	}
+	if w.Set&wireIdentical != 0 {
+		m.IdenticalTo = &w.IdenticalTo
+	}
+	if w.Set&wireKept != 0 {
+		m.KeptDocID = &w.KeptDocID
+	}
+	if w.Set&wireResemblance != 0 {
+		m.ResemblanceToKept = &w.ResemblanceToKept
+	}
+	if w.Set&wireJoinedBy != 0 {
+		m.JoinedBy = &w.JoinedBy
+	}
+	return m
+}
+
+// decodeMembers decodes a batch of memberWire rows and appends them to dst.
+func decodeMembers(dst []tables.Member, b []byte) ([]tables.Member, error) {
+	wire, err := tables.Decode[memberWire](nil, b)
+	for _, w := range wire {
+		dst = append(dst, fromWire(w))
+	}
+	return dst, err
+}
+
+// sealClusters encodes clusters rows for a shuffle, in JSON: gob would
+// send a pointer to a zero value (a minimum resemblance of 0, an empty
+// URL) as nil.
+func sealClusters(rows []tables.Cluster) []byte {
+	b, err := json.Marshal(rows)
+	if err != nil {
+		panic(err) // plain structs of numbers and strings
+	}
+	return packed.Seal(nil, b)
+}
+
+// decodeClusters decodes a batch of sealClusters and appends it to dst.
+func decodeClusters(dst []tables.Cluster, b []byte) ([]tables.Cluster, error) {
+	var rows []tables.Cluster
+	err := json.Unmarshal(b, &rows)
+	return append(dst, rows...), err
 }

@@ -3,6 +3,7 @@ package transforms
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -218,7 +219,12 @@ func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool)
 		for k > i && all[k-1].Sweep == last {
 			k--
 		}
-		rows = append(rows, tables.URL{URL: all[i].URL, FirstSweep: all[i].Sweep, LastSweep: last, Docs: int64(j - i), LastDocID: all[k].Doc})
+		ids := make([]int64, j-i)
+		for x := range ids {
+			ids[x] = all[i+x].Doc
+		}
+		slices.Sort(ids)
+		rows = append(rows, tables.URL{URL: all[i].URL, FirstSweep: all[i].Sweep, LastSweep: last, Docs: int64(j - i), LastDocID: all[k].Doc, DocIDs: ids})
 		i = j
 	}
 	if len(f.Index) > 0 {
@@ -226,7 +232,9 @@ func (f *urlsFn) urls(ctx context.Context, part int, batches func(*[]byte) bool)
 		if err != nil {
 			return nil, err
 		}
-		rows = mergeURLs(old, rows)
+		if rows, err = mergeURLs(old, rows); err != nil {
+			return nil, err
+		}
 	}
 	lost := make([][]urlSeen, f.Partitions)
 	for _, r := range rows {
@@ -422,8 +430,14 @@ func optInt(p *int64) int64 {
 // of an update's new documents (rows, sorted by URL), as if the rows had
 // been computed over the documents of both: the new documents' IDs are
 // all above the index's, so the smallest document of a last sweep both
-// saw is the index's.
-func mergeURLs(old, rows []tables.URL) []tables.URL {
+// saw is the index's, and the index's doc IDs come first. It refuses an
+// index written before the urls table had doc_ids.
+func mergeURLs(old, rows []tables.URL) ([]tables.URL, error) {
+	for _, o := range old {
+		if int64(len(o.DocIDs)) != o.Docs {
+			return nil, fmt.Errorf("the index's urls table lacks the doc_ids of %q (an output written before they were): recluster the index (runner recluster --from INDEX --output NEW, which rewrites it with them) and update that", o.URL)
+		}
+	}
 	slices.SortFunc(old, func(x, y tables.URL) int { return cmp.Compare(x.URL, y.URL) })
 	out := make([]tables.URL, 0, len(old)+len(rows))
 	i, j := 0, 0
@@ -438,7 +452,7 @@ func mergeURLs(old, rows []tables.URL) []tables.URL {
 		default:
 			o, n := old[i], rows[j]
 			m := tables.URL{URL: o.URL, FirstSweep: min(o.FirstSweep, n.FirstSweep), LastSweep: max(o.LastSweep, n.LastSweep),
-				Docs: o.Docs + n.Docs, LastDocID: o.LastDocID}
+				Docs: o.Docs + n.Docs, LastDocID: o.LastDocID, DocIDs: slices.Concat(o.DocIDs, n.DocIDs)}
 			if n.LastSweep > o.LastSweep {
 				m.LastDocID = n.LastDocID
 			}
@@ -447,5 +461,5 @@ func mergeURLs(old, rows []tables.URL) []tables.URL {
 			j++
 		}
 	}
-	return out
+	return out, nil
 }

@@ -43,11 +43,17 @@ func serveMain(args []string) error {
 	}
 	// Requests built from the index: clusters of two or more, their
 	// first members' URLs, and pages' texts.
-	clusters, _ := ix.Clusters(0, 2000)
+	clusters, _, err := ix.Clusters(ctx, 0, 2000)
+	if err != nil {
+		return err
+	}
 	var paths []string
 	var compares, texts []string
 	for i, c := range clusters {
-		_, members, _ := ix.Cluster(c.ClusterID)
+		_, members, _, _, err := ix.ClusterPage(ctx, c.ClusterID, 0, 2)
+		if err != nil {
+			return err
+		}
 		if len(members) < 2 {
 			continue
 		}

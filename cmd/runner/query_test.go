@@ -137,7 +137,7 @@ func TestQueryRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, _ := ix.Doc(0) // scripts/gencrawl: moved.example/0 redirects to it
+	page, _, _ := ix.Doc(ctx, 0) // scripts/gencrawl: moved.example/0 redirects to it
 	var out bytes.Buffer
 	if err := queryMain(ctx, []string{"--from", dir, "--url", "https://moved.example/0"}, &out); err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestLostRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, _ := ix.Doc(800)
+	page, _, _ := ix.Doc(ctx, 800)
 	saved := run
 	defer func() { run = saved }()
 	run.From, run.URL = second, "https://moved.example/100"
@@ -196,8 +196,8 @@ func TestLostRedirect(t *testing.T) {
 	}
 	// The 840th sample page redirects to the 845th in the second sweep:
 	// not lost, and where it leads now.
-	from, _ := ix.Doc(840)
-	to, _ := ix.Doc(845)
+	from, _, _ := ix.Doc(ctx, 840)
+	to, _, _ := ix.Doc(ctx, 845)
 	run.URL = from.URL
 	out.Reset()
 	if err := lost(ctx, &out); err != nil {

@@ -52,6 +52,9 @@ func queryMain(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ix.Note != "" {
+		fmt.Fprintf(os.Stderr, "neardup: %s\n", ix.Note)
+	}
 	if *url != "" {
 		answers, err := ix.URL(ctx, *url, *exact)
 		if err != nil {
@@ -202,6 +205,9 @@ func serveMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if ix.Note != "" {
+		fmt.Fprintf(os.Stderr, "neardup: %s\n", ix.Note)
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(os.Stderr, "neardup: serving %s on http://%s/ (Ctrl-C stops)\n", *from, *addr)
@@ -265,6 +271,6 @@ func redirectNow(ctx context.Context, dir string, doc int64) (query.Doc, bool) {
 	if err != nil {
 		return query.Doc{}, false
 	}
-	d, ok := ix.Doc(doc)
-	return d, ok && d.Status == tables.StatusRedirect
+	d, ok, err := ix.Doc(ctx, doc)
+	return d, ok && err == nil && d.Status == tables.StatusRedirect
 }

@@ -313,6 +313,10 @@ func writeEmpty(ctx context.Context, table, name string) error {
 		return tables.Write[tables.URL](ctx, name, nil)
 	case tables.LostTable:
 		return tables.Write[tables.Lost](ctx, name, nil)
+	case tables.MembersTable:
+		return tables.Write[tables.Member](ctx, name, nil)
+	case tables.LargestTable:
+		return tables.Write[tables.Cluster](ctx, name, nil)
 	}
 	return fmt.Errorf("unknown table %q", table)
 }

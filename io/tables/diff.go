@@ -36,6 +36,12 @@ func Diff(ctx context.Context, dirA, dirB string, only ...string) error {
 	check(PostingsTable, diffTable(ctx, dirA, dirB, PostingsTable, func(x, y Posting) int {
 		return cmp.Or(cmp.Compare(x.Shingle, y.Shingle), cmp.Compare(x.DocID, y.DocID))
 	}, deepEqual[Posting]))
+	check(MembersTable, diffTable(ctx, dirA, dirB, MembersTable, func(x, y Member) int {
+		return cmp.Or(cmp.Compare(x.ClusterID, y.ClusterID), cmp.Compare(x.DocID, y.DocID))
+	}, deepEqual[Member]))
+	check(LargestTable, diffTable(ctx, dirA, dirB, LargestTable, func(x, y Cluster) int {
+		return cmp.Or(cmp.Compare(y.Size, x.Size), cmp.Compare(x.ClusterID, y.ClusterID))
+	}, deepEqual[Cluster]))
 	if len(errs) > 0 {
 		return fmt.Errorf("%s and %s differ: %v", dirA, dirB, errs)
 	}

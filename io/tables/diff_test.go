@@ -34,7 +34,9 @@ func writeOutput(t *testing.T, docs []Doc, pairs []Pair) string {
 		URLsTable: func(n string) error {
 			return Write(ctx, n, []URL{{URL: "https://a.test/", FirstSweep: "2026-01-01", LastSweep: "2026-01-01", Docs: 1, LastDocID: 1}})
 		},
-		LostTable: func(n string) error { return Write[Lost](ctx, n, nil) },
+		LostTable:    func(n string) error { return Write[Lost](ctx, n, nil) },
+		MembersTable: func(n string) error { return Write[Member](ctx, n, nil) },
+		LargestTable: func(n string) error { return Write[Cluster](ctx, n, nil) },
 	} {
 		if err := write(filepath.Join(dir, table, ShardName(0))); err != nil {
 			t.Fatal(err)
@@ -270,10 +272,13 @@ func TestReadURLs(t *testing.T) {
 	for i := range rows {
 		rows[i] = URL{URL: fmt.Sprint("https://x.test/", i), FirstSweep: []string{"2026-01-01", "2026-02-01"}[i/3000%2],
 			LastSweep: []string{"2026-02-01", "2026-03-01"}[i/4000%2], Docs: int64(i%4 + 1), LastDocID: int64(i * 3)}
+		for k := range rows[i].Docs {
+			rows[i].DocIDs = append(rows[i].DocIDs, int64(i*3)-k)
+		}
 	}
 	name := writeShard(t, rows)
 	got, err := ReadURLs(ctx, name)
-	if err != nil || !slices.Equal(got, rows) {
+	if err != nil || !reflect.DeepEqual(got, rows) {
 		t.Fatalf("ReadURLs: %d rows of %d, or other values; %v", len(got), len(rows), err)
 	}
 }

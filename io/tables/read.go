@@ -214,6 +214,11 @@ func ReadURLs(ctx context.Context, name string) ([]URL, error) {
 		{name: "last_sweep", set: func(r *URL, v parquet.Value) { r.LastSweep = reuse(&last, v) }},
 		{name: "docs", integer: func(r *URL, x int64) { r.Docs = x }},
 		{name: "last_doc_id", integer: func(r *URL, x int64) { r.LastDocID = x }},
+		{name: "doc_ids.list.element", newer: true, set: func(r *URL, v parquet.Value) {
+			if !v.IsNull() {
+				r.DocIDs = append(r.DocIDs, v.Int64())
+			}
+		}},
 	})
 }
 

@@ -15,8 +15,13 @@ type Selection []string
 var (
 	// IndexNeeds are what update and recluster read of their --from.
 	IndexNeeds = Selection{DocsTable, PairsTable, ContainedTable, SketchesTable, PostingsTable, URLsTable}
-	// QueryNeeds are what query and serve read.
+	// QueryNeeds are what query and serve read, at the least: an output
+	// without LookupNeeds is loaded whole.
 	QueryNeeds = Selection{DocsTable, ClustersTable, SketchesTable}
+	// LookupNeeds are what query and serve read a few pages of (and
+	// postings, by which a page finds its candidates: without them, as
+	// under --mode=supershingles, a text query reads every sketch).
+	LookupNeeds = Selection{DocsTable, ClustersTable, SketchesTable, URLsTable, MembersTable, LargestTable}
 	// ReportNeeds are what report reads.
 	ReportNeeds = Selection{DocsTable, ClustersTable, PairsTable}
 	// ExportNeeds are what export (and --dedup-output) read.

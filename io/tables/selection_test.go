@@ -14,7 +14,8 @@ func TestParseSelection(t *testing.T) {
 		{"all", nil, false},
 		{"docs", Selection{"docs"}, false},
 		{"clusters, docs,docs", Selection{"docs", "clusters"}, false}, // Tables' order, once each
-		{"docs,clusters,pairs,contained,sketches,postings,urls,lost", nil, false},
+		{"docs,clusters,pairs,contained,sketches,postings,urls,lost,members,largest", nil, false},
+		{"docs,clusters,pairs,contained,sketches,postings,urls,lost", Selection{"docs", "clusters", "pairs", "contained", "sketches", "postings", "urls", "lost"}, false},
 		{"doc", nil, true},
 		{"", nil, true},
 		{"docs,", nil, true},

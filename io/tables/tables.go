@@ -5,10 +5,13 @@ package tables
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/gob"
 	"fmt"
 	"io"
+	"path"
+	"slices"
 
 	"github.com/neardup/neardup/io/store"
 	"github.com/parquet-go/parquet-go"
@@ -215,13 +218,101 @@ type Posting struct {
 	Rank       int32 `parquet:"rank,delta,uncompressed"`
 }
 
-// URL is one row of urls/: a URL and the sweeps it was seen in.
+// URL is one row of urls/: a URL and the sweeps it was seen in. Each
+// shard holds the URLs of one partition of their fingerprints, sorted by
+// URL: a query finds a URL's documents in one shard's page.
 type URL struct {
 	URL        string `parquet:"url"`
 	FirstSweep string `parquet:"first_sweep"`
 	LastSweep  string `parquet:"last_sweep"`
 	Docs       int64  `parquet:"docs"`        // documents with this URL, over all sweeps
 	LastDocID  int64  `parquet:"last_doc_id"` // its document of the last sweep (the smallest doc ID if several)
+	// DocIDs are the Docs documents, ascending (an output written before
+	// this column lacks it).
+	DocIDs []int64 `parquet:"doc_ids,list"`
+}
+
+// Member is one row of members/: a document of a cluster, with what a
+// query shows of it, stored by cluster. Each shard holds the clusters of
+// one partition of their IDs, sorted by cluster_id, each cluster's kept
+// document first, then by doc_id (SortMembers), so that a cluster's
+// members are read together, from a page or two, however their documents
+// are spread over the docs shards, and a page of them as a cluster's page
+// lists them is a range of rows. The columns are the
+// docs table's, but for Sketch: a representative's sketch (as in the
+// sketches table), empty for the members without one of their own
+// (identical copies, which share their representative's, and redirects).
+type Member struct {
+	ClusterID         int64    `parquet:"cluster_id"`
+	DocID             int64    `parquet:"doc_id"`
+	URL               *string  `parquet:"url,optional"`
+	Sweep             string   `parquet:"sweep,dict"`
+	SourceFile        string   `parquet:"source_file,dict"`
+	SourceRow         int64    `parquet:"source_row"`
+	Status            string   `parquet:"status,dict"`
+	Reason            *string  `parquet:"reason,optional"`
+	TokenCount        int64    `parquet:"token_count"`
+	IdenticalTo       *int64   `parquet:"identical_to,optional"`
+	KeptDocID         *int64   `parquet:"kept_doc_id,optional"`
+	ResemblanceToKept *float64 `parquet:"resemblance_to_kept,optional"`
+	JoinedBy          *string  `parquet:"joined_by,optional"`
+	Sketch            []int64  `parquet:"sketch,list"`
+}
+
+// MemberOf is the members row of d, a document in a cluster, with its
+// own sketch (nil when it has none).
+func MemberOf(d *Doc, sketch []uint64) Member {
+	m := Member{ClusterID: *d.ClusterID, DocID: d.DocID, URL: d.URL, Sweep: d.Sweep, SourceFile: d.SourceFile, SourceRow: d.SourceRow,
+		Status: d.Status, Reason: d.Reason, TokenCount: d.TokenCount, IdenticalTo: d.IdenticalTo, KeptDocID: d.KeptDocID,
+		ResemblanceToKept: d.ResemblanceToKept, JoinedBy: d.JoinedBy}
+	if len(sketch) > 0 {
+		m.Sketch = make([]int64, len(sketch))
+		for i, v := range sketch {
+			m.Sketch[i] = int64(v)
+		}
+	}
+	return m
+}
+
+// Doc is the docs row of a members row, as far as it holds one (the
+// docs columns it lacks are zero).
+func (m *Member) Doc() Doc {
+	c := m.ClusterID
+	return Doc{DocID: m.DocID, URL: m.URL, Sweep: m.Sweep, SourceFile: m.SourceFile, SourceRow: m.SourceRow, Status: m.Status,
+		Reason: m.Reason, TokenCount: m.TokenCount, ClusterID: &c, IdenticalTo: m.IdenticalTo, KeptDocID: m.KeptDocID,
+		ResemblanceToKept: m.ResemblanceToKept, JoinedBy: m.JoinedBy}
+}
+
+// SortMembers sorts members rows as the members table stores them: by
+// cluster, each cluster's kept document first, then by doc ID.
+func SortMembers(rows []Member) {
+	slices.SortFunc(rows, func(x, y Member) int {
+		return cmp.Or(cmp.Compare(x.ClusterID, y.ClusterID), -cmpBool(x.kept(), y.kept()), cmp.Compare(x.DocID, y.DocID))
+	})
+}
+
+func (m *Member) kept() bool { return m.KeptDocID != nil && *m.KeptDocID == m.DocID }
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// LargestClusters is how many clusters the largest table lists.
+const LargestClusters = 10000
+
+// SortLargest sorts clusters as the largest table lists them: largest
+// first, ties by cluster ID.
+func SortLargest(rows []Cluster) {
+	slices.SortFunc(rows, func(a, b Cluster) int {
+		return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ClusterID, b.ClusterID))
+	})
 }
 
 // Lost is one row of lost/: a URL seen in an earlier sweep and absent from
@@ -247,10 +338,14 @@ const (
 	PostingsTable  = "postings"
 	URLsTable      = "urls"
 	LostTable      = "lost"
+	// The lookup tables, which query and serve read a few pages of.
+	MembersTable = "members"
+	LargestTable = "largest" // the LargestClusters largest clusters' rows of clusters/, largest first, in one shard
 )
 
 // Tables lists every output table.
-var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable, PostingsTable, URLsTable, LostTable}
+var Tables = []string{DocsTable, ClustersTable, PairsTable, ContainedTable, SketchesTable, PostingsTable, URLsTable, LostTable,
+	MembersTable, LargestTable}
 
 // ShardName is the file name of shard i of a table.
 func ShardName(i int) string { return fmt.Sprintf("part-%05d.parquet", i) }
@@ -287,7 +382,7 @@ func WriteEach[T any](ctx context.Context, name string, n int, fill func(buf []T
 	}
 	defer f.Abort() // on every error; nothing after Close
 	cw := &countingWriter{w: f}
-	w := parquet.NewGenericWriter[T](cw, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(1<<17))
+	w := parquet.NewGenericWriter[T](cw, append(writerOptions[T](), parquet.Compression(codec), parquet.MaxRowsPerRowGroup(1<<17))...)
 	const chunk = 4096
 	buf := make([]T, min(chunk, n))
 	for i := 0; i < n; i += chunk {
@@ -304,6 +399,24 @@ func WriteEach[T any](ctx context.Context, name string, n int, fill func(buf []T
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	return cw.n, nil
+}
+
+// writerOptions are a table's own Parquet writer options. Every table has
+// a page index (parquet-go writes one by default): each page's bounds,
+// by which a lookup (OpenLookup) reads only the pages that may hold its
+// key. The urls table's page bounds keep 256 bytes of each URL rather
+// than 16, which would be the scheme and host of most of a page's URLs
+// and tell its pages apart no better than its row group's.
+func writerOptions[T any]() []parquet.WriterOption {
+	if _, ok := any(*new(T)).(URL); ok {
+		return []parquet.WriterOption{parquet.ColumnIndexSizeLimit(func(path []string) int {
+			if len(path) == 1 && path[0] == "url" {
+				return 256
+			}
+			return parquet.DefaultColumnIndexSizeLimit
+		})}
+	}
+	return nil
 }
 
 // countingWriter counts the bytes written through it.
@@ -335,4 +448,26 @@ func Decode[T any](dst []T, b []byte) ([]T, error) {
 		return dst, err
 	}
 	return append(dst, rows...), nil
+}
+
+// ShardPartition reads which keys a shard of a table holds from its name,
+// in an output cut into partitions partitions: those of partition part of
+// of (packed.Partition(key, of) == part). A run's own shards are
+// part-QQQQQ.parquet, of partitions; a shard carried from an earlier
+// run's output keeps the partition count it was cut by in its name,
+// part-QQQQQ-of-PPPPP-nNNNNNN.parquet; carried reports which it is.
+func ShardPartition(name string, partitions int) (part, of int, carried bool, err error) {
+	base := path.Base(name)
+	var n int
+	if _, err := fmt.Sscanf(base, "part-%05d-of-%05d-n%06d.parquet", &part, &of, &n); err == nil {
+		carried = true
+	} else if _, err := fmt.Sscanf(base, "part-%05d.parquet", &part); err != nil {
+		return 0, 0, false, fmt.Errorf("%s is not a neardup shard (part-N.parquet or part-N-of-P-nF.parquet)", name)
+	} else {
+		of = partitions
+	}
+	if of <= 0 || part < 0 || part >= of || partitions%of != 0 {
+		return 0, 0, false, fmt.Errorf("%s is not a shard of an output with %d partitions", name, partitions)
+	}
+	return part, of, carried, nil
 }

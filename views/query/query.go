@@ -5,8 +5,10 @@
 // shingle sets read back from the input files, the exact resemblance and
 // containment of two documents.
 //
-// An Index loads the output's docs, clusters and sketches tables once
-// (a few seconds for a million pages); each query then runs in memory.
+// An Index reads the few pages of the output's lookup tables each query
+// needs (see tables.OpenLookup), locally or by ranged reads on an object
+// store, so that its time and memory do not grow with the output; an
+// output written without them is loaded whole.
 package query
 
 import (
@@ -16,14 +18,13 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
+	"strings"
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/redirects"
 	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
-	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
@@ -32,34 +33,68 @@ import (
 // ErrUnknownURL is the error of a query for a URL no document has.
 var ErrUnknownURL = errors.New("no document has this URL")
 
-// Index is a finished output loaded for queries. It is safe for
+// Index is a finished output opened for queries. It is safe for
 // concurrent use.
 type Index struct {
 	Dir      string
 	Manifest *output.Manifest
-	cfg      settings.Config
-
-	docs      []tables.Doc // by doc ID
-	byURL     map[string][]int32
-	byCluster map[int64][]int32
-	clusters  map[int64]tables.Cluster
-
-	// The representatives' sketches, one after another: sketch i is
-	// values[off[i]:off[i+1]] of document repDoc[i].
-	repDoc []int64
-	off    []int
-	values []uint64
-	repOf  map[int64]int32   // doc ID → sketch index
-	copies map[int64][]int32 // representative's doc ID → its identical copies
-
-	sortOnce sync.Once
-	bySize   []tables.Cluster // the clusters, largest first (Clusters)
+	// Note is what a user should know of how the output is read: set for
+	// an output without the lookup tables, which is loaded whole.
+	Note string
+	cfg  settings.Config
+	src  source
 }
 
-// Open loads the output in dir. It refuses a folder without _SUCCESS, an
+// source is where an Index reads an output's rows: its lookup tables, a
+// few pages a query (lookups), or, for an output written before them or
+// without them (--tables), the whole tables loaded at Open (loaded).
+type source interface {
+	// urlDocs is every document with the URL, by doc ID.
+	urlDocs(ctx context.Context, url string) ([]tables.Doc, error)
+	// doc is the document with the doc ID, or nil.
+	doc(ctx context.Context, id int64) (*tables.Doc, error)
+	// docs is the documents with the doc IDs (any order; none for an ID
+	// no document has).
+	docs(ctx context.Context, ids []int64) ([]tables.Doc, error)
+	// members is the clusters' members (any order), a representative
+	// with its sketch.
+	members(ctx context.Context, clusters ...int64) ([]tables.Member, error)
+	// membersFrom is n of a cluster's members from the offset-th, the
+	// kept document first, then by doc ID (tables.SortMembers), and how
+	// many it has.
+	membersFrom(ctx context.Context, cluster int64, offset, n int) ([]tables.Member, int, error)
+	// cluster is the cluster's row (kept: its kept document), or nil.
+	cluster(ctx context.Context, id, kept int64) (*tables.Cluster, error)
+	// sketch is a representative's sketch, or nil.
+	sketch(ctx context.Context, rep int64) ([]uint64, error)
+	// sketches is the representatives' sketches, by doc ID.
+	sketches(ctx context.Context, reps []int64) (map[int64][]uint64, error)
+	// largest is the clusters the listing shows, largest first, and how
+	// many clusters there are.
+	largest(ctx context.Context) ([]tables.Cluster, int, error)
+	// numDocs is the number of documents.
+	numDocs() int
+	// candidates is every representative sharing a value with sketch q
+	// (sorted), with what it shares.
+	candidates(ctx context.Context, q []uint64) ([]candidate, error)
+}
+
+// candidate is a representative sharing values with a page's sketch: its
+// sketch when the source holds it, else its sketch's size and the values
+// it shares.
+type candidate struct {
+	doc    int64
+	sketch []uint64
+	size   int
+	shared int
+}
+
+// Open opens the output in dir. It refuses a folder without _SUCCESS, an
 // output written by another fingerprint version, and one without the
 // tables it reads (tables.QueryNeeds: written with --tables, or before
-// the sketches table existed).
+// the sketches table existed). An output with the lookup tables
+// (tables.LookupNeeds) is read a few pages a query; one without them is
+// loaded whole, and Note says so.
 func Open(ctx context.Context, dir string) (*Index, error) {
 	m, err := output.ReadManifest(ctx, dir)
 	if err != nil {
@@ -72,55 +107,26 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	if err := m.Needs(dir, "query", tables.QueryNeeds); err != nil {
 		return nil, err
 	}
-	ix := &Index{Dir: dir, Manifest: m, cfg: cfg, byURL: map[string][]int32{}, byCluster: map[int64][]int32{},
-		clusters: map[int64]tables.Cluster{}, repOf: map[int64]int32{}, copies: map[int64][]int32{}}
-	for _, f := range m.Tables[tables.DocsTable] {
-		rows, err := tables.ReadDocs(ctx, store.Join(dir, f))
-		if err != nil {
-			return nil, err
-		}
-		ix.docs = append(ix.docs, rows...)
+	ix := &Index{Dir: dir, Manifest: m, cfg: cfg}
+	if missing := tables.Selection(tableNames(m)).Missing(tables.LookupNeeds); len(missing) > 0 {
+		ix.Note = fmt.Sprintf("%s has no %s tables (written before them, or with --tables), so it is loaded whole: time and memory grow with the output. "+
+			"runner recluster --from %s --output NEW (under the same policy) rewrites it with them.", dir, strings.Join(missing, ", "), dir)
+		ix.src, err = load(ctx, dir, m)
+		return ix, err
 	}
-	slices.SortFunc(ix.docs, func(a, b tables.Doc) int { return cmp.Compare(a.DocID, b.DocID) })
-	for i, d := range ix.docs {
-		if d.URL != nil {
-			ix.byURL[*d.URL] = append(ix.byURL[*d.URL], int32(i))
-		}
-		if d.ClusterID != nil {
-			ix.byCluster[*d.ClusterID] = append(ix.byCluster[*d.ClusterID], int32(i))
-		}
-		if d.IdenticalTo != nil {
-			ix.copies[*d.IdenticalTo] = append(ix.copies[*d.IdenticalTo], int32(i))
+	ix.src, err = newLookups(ctx, dir, m, cfg.Seed)
+	return ix, err
+}
+
+// tableNames lists the tables the manifest has.
+func tableNames(m *output.Manifest) []string {
+	var out []string
+	for _, t := range tables.Tables {
+		if _, ok := m.Tables[t]; ok {
+			out = append(out, t)
 		}
 	}
-	for _, f := range m.Tables[tables.ClustersTable] {
-		rows, err := tables.Read[tables.Cluster](ctx, store.Join(dir, f))
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range rows {
-			ix.clusters[c.ClusterID] = c
-		}
-	}
-	var reps []tables.Sketch
-	for _, f := range m.Tables[tables.SketchesTable] {
-		rows, err := tables.ReadSketches(ctx, store.Join(dir, f))
-		if err != nil {
-			return nil, err
-		}
-		reps = append(reps, rows...)
-	}
-	slices.SortFunc(reps, func(a, b tables.Sketch) int { return cmp.Compare(a.DocID, b.DocID) })
-	ix.off = append(make([]int, 0, len(reps)+1), 0)
-	for i, r := range reps {
-		ix.repDoc = append(ix.repDoc, r.DocID)
-		for _, v := range r.Sketch {
-			ix.values = append(ix.values, uint64(v))
-		}
-		ix.off = append(ix.off, len(ix.values))
-		ix.repOf[r.DocID] = int32(i)
-	}
-	return ix, nil
+	return out
 }
 
 // configOf is the configuration of the run that wrote m, as far as it
@@ -187,16 +193,17 @@ func docOf(d *tables.Doc) Doc {
 }
 
 // docOf is a document as queries show it, with its redirect chain.
-func (ix *Index) docOf(d *tables.Doc) Doc {
+func (ix *Index) docOf(ctx context.Context, d *tables.Doc) (Doc, error) {
 	out := docOf(d)
-	out.Chain = ix.chain(d)
-	return out
+	var err error
+	out.Chain, err = ix.chain(ctx, d)
+	return out, err
 }
 
 // chain follows d's redirects through the output's docs, URL by URL, as
 // the run did (package redirects), until a document with content, a URL
 // no document has, a URL passed already, or redirects.MaxHops redirects.
-func (ix *Index) chain(d *tables.Doc) []Hop {
+func (ix *Index) chain(ctx context.Context, d *tables.Doc) ([]Hop, error) {
 	var hops []Hop
 	seen := map[string]bool{}
 	if d.URL != nil {
@@ -205,7 +212,10 @@ func (ix *Index) chain(d *tables.Doc) []Hop {
 	for d != nil && d.Status == tables.StatusRedirect && d.RedirectTo != nil && len(hops) < redirects.MaxHops {
 		u := redirects.Target(deref(d.URL), *d.RedirectTo)
 		h := Hop{URL: u}
-		d = ix.urlOwner(u)
+		var err error
+		if d, err = ix.urlOwner(ctx, u); err != nil {
+			return nil, err
+		}
 		if d != nil {
 			id := d.DocID
 			h.DocID, h.Status = &id, d.Status
@@ -216,21 +226,25 @@ func (ix *Index) chain(d *tables.Doc) []Hop {
 		}
 		seen[u] = true
 	}
-	return hops
+	return hops, nil
 }
 
 // urlOwner is the document that wins url in redirect resolution, or nil.
-func (ix *Index) urlOwner(url string) *tables.Doc {
+func (ix *Index) urlOwner(ctx context.Context, url string) (*tables.Doc, error) {
+	docs, err := ix.src.urlDocs(ctx, url)
+	if err != nil {
+		return nil, err
+	}
 	var best *tables.Doc
 	var bestOwner packed.URLOwner
-	for _, i := range ix.byURL[url] {
-		d := &ix.docs[i]
+	for i := range docs {
+		d := &docs[i]
 		o := redirects.Claim(d)
 		if best == nil || redirects.Wins(o, bestOwner) {
 			best, bestOwner = d, o
 		}
 	}
-	return best
+	return best, nil
 }
 
 func deref(s *string) string {
@@ -280,37 +294,60 @@ type URLAnswer struct {
 // the full shingle sets too, reading the texts from the input files. The
 // error wraps ErrUnknownURL when no document has the URL.
 func (ix *Index) URL(ctx context.Context, url string, exact bool) ([]URLAnswer, error) {
-	found := ix.byURL[url]
+	found, err := ix.src.urlDocs(ctx, url)
+	if err != nil {
+		return nil, err
+	}
 	if len(found) == 0 {
 		return nil, fmt.Errorf("%q: %w in %s", url, ErrUnknownURL, ix.Dir)
 	}
 	var answers []URLAnswer
-	for _, i := range found {
-		d := &ix.docs[i]
-		a := URLAnswer{Doc: ix.docOf(d)}
+	for i := range found {
+		d := &found[i]
+		doc, err := ix.docOf(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		a := URLAnswer{Doc: doc}
 		if d.ClusterID != nil {
-			if c, ok := ix.clusters[*d.ClusterID]; ok {
-				a.Cluster = &c
+			members, err := ix.src.members(ctx, *d.ClusterID)
+			if err != nil {
+				return nil, err
 			}
+			kept := int64(-1)
 			if d.KeptDocID != nil {
-				if k := ix.doc(*d.KeptDocID); k != nil {
-					kept := docOf(k)
-					a.Kept = &kept
+				kept = *d.KeptDocID
+			}
+			if a.Cluster, err = ix.src.cluster(ctx, *d.ClusterID, kept); err != nil {
+				return nil, err
+			}
+			sketches := ix.memberSketches(members)
+			for j := range members {
+				if members[j].DocID == kept {
+					k := docOf(ptr(members[j].Doc()))
+					a.Kept = &k
 				}
 			}
-			q := ix.sketchOf(d)
+			q, err := ix.sketchIn(ctx, sketches, d.DocID, d.IdenticalTo)
+			if err != nil {
+				return nil, err
+			}
 			var qSet []uint64
 			if exact {
-				var err error
 				if qSet, err = ix.shinglesOf(ctx, d); err != nil {
 					return nil, err
 				}
 			}
-			for _, j := range ix.byCluster[*d.ClusterID] {
-				m := &ix.docs[j]
-				member := Member{Doc: docOf(m), Similarity: ix.similarity(q, ix.sketchOf(m))}
+			for j := range members {
+				m := &members[j]
+				ms, err := ix.sketchIn(ctx, sketches, m.DocID, m.IdenticalTo)
+				if err != nil {
+					return nil, err
+				}
+				member := Member{Doc: docOf(ptr(m.Doc())), Similarity: ix.similarity(q, ms)}
 				if exact {
-					set, err := ix.shinglesOf(ctx, m)
+					md := m.Doc()
+					set, err := ix.shinglesOf(ctx, &md)
 					if err != nil {
 						return nil, err
 					}
@@ -328,28 +365,41 @@ func (ix *Index) URL(ctx context.Context, url string, exact bool) ([]URLAnswer, 
 	return answers, nil
 }
 
-// doc is the document with the doc ID, or nil.
-func (ix *Index) doc(id int64) *tables.Doc {
-	i, ok := slices.BinarySearchFunc(ix.docs, id, func(d tables.Doc, id int64) int { return cmp.Compare(d.DocID, id) })
-	if !ok {
-		return nil
+func ptr[T any](x T) *T { return &x }
+
+// memberSketches are the sketches of a cluster's members that have one
+// of their own, by doc ID.
+func (ix *Index) memberSketches(members []tables.Member) map[int64][]uint64 {
+	out := map[int64][]uint64{}
+	for _, m := range members {
+		if len(m.Sketch) > 0 {
+			v := make([]uint64, len(m.Sketch))
+			for i, x := range m.Sketch {
+				v[i] = uint64(x)
+			}
+			out[m.DocID] = v
+		}
 	}
-	return &ix.docs[i]
+	return out
 }
 
-// sketchOf is a document's sketch: its own if it is a representative,
-// its representative's if it is an identical copy; nil if it has none
-// (empty, too short or rejected).
-func (ix *Index) sketchOf(d *tables.Doc) []uint64 {
-	id := d.DocID
-	if d.IdenticalTo != nil {
-		id = *d.IdenticalTo
+// sketchIn is a document's sketch: its own if it is a representative, its
+// representative's if it is an identical copy (identical), from sketches
+// when they hold it, else from the output; nil if it has none (empty, too
+// short or rejected, or a redirect).
+func (ix *Index) sketchIn(ctx context.Context, sketches map[int64][]uint64, id int64, identical *int64) ([]uint64, error) {
+	if identical != nil {
+		id = *identical
 	}
-	r, ok := ix.repOf[id]
-	if !ok {
-		return nil
+	if s, ok := sketches[id]; ok {
+		return s, nil
 	}
-	return ix.values[ix.off[r]:ix.off[r+1]]
+	return ix.src.sketch(ctx, id)
+}
+
+// sketchOf is a document's sketch, read from the output (see sketchIn).
+func (ix *Index) sketchOf(ctx context.Context, d *tables.Doc) ([]uint64, error) {
+	return ix.sketchIn(ctx, nil, d.DocID, d.IdenticalTo)
 }
 
 // similarity estimates how alike m is to the query q from their sketches.
@@ -361,71 +411,104 @@ func (ix *Index) similarity(q, m []uint64) Similarity {
 	return Similarity{Shared: e.Shared, Resemblance: e.Resemblance, InQuery: e.AInB, OfQuery: e.BInA}
 }
 
-// Doc is the document with the doc ID.
-func (ix *Index) Doc(id int64) (Doc, bool) {
-	d := ix.doc(id)
-	if d == nil {
-		return Doc{}, false
+// Doc is the document with the doc ID, with its redirect chain.
+func (ix *Index) Doc(ctx context.Context, id int64) (Doc, bool, error) {
+	d, err := ix.src.doc(ctx, id)
+	if err != nil || d == nil {
+		return Doc{}, false, err
 	}
-	return ix.docOf(d), true
+	out, err := ix.docOf(ctx, d)
+	return out, err == nil, err
 }
 
-// NumDocs is the number of documents in the index.
-func (ix *Index) NumDocs() int { return len(ix.docs) }
+// NumDocs is the number of documents in the output.
+func (ix *Index) NumDocs() int { return ix.src.numDocs() }
 
 // Clusters lists n clusters from the offset-th, largest first (ties by
-// cluster ID), and how many there are.
-func (ix *Index) Clusters(offset, n int) ([]tables.Cluster, int) {
-	ix.sortOnce.Do(func() {
-		for _, c := range ix.clusters {
-			ix.bySize = append(ix.bySize, c)
-		}
-		slices.SortFunc(ix.bySize, func(a, b tables.Cluster) int {
-			return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ClusterID, b.ClusterID))
-		})
-	})
-	if offset < 0 || offset >= len(ix.bySize) {
-		return nil, len(ix.bySize)
+// cluster ID), of those the output lists (see Listed), and how many
+// clusters there are.
+func (ix *Index) Clusters(ctx context.Context, offset, n int) ([]tables.Cluster, int, error) {
+	list, total, err := ix.src.largest(ctx)
+	if err != nil || offset < 0 || offset >= len(list) {
+		return nil, total, err
 	}
-	return ix.bySize[offset:min(offset+n, len(ix.bySize))], len(ix.bySize)
+	return list[offset:min(offset+n, len(list))], total, nil
 }
 
-// Cluster is the cluster with the ID and its members, the kept document
-// first, then by doc ID.
-func (ix *Index) Cluster(id int64) (tables.Cluster, []Doc, bool) {
-	c, ok := ix.clusters[id]
-	if !ok {
-		return c, nil, false
+// Listed is how many clusters Clusters lists: every cluster of an output
+// loaded whole, else the largest table's (tables.LargestClusters at
+// most).
+func (ix *Index) Listed(ctx context.Context) (int, error) {
+	list, _, err := ix.src.largest(ctx)
+	return len(list), err
+}
+
+// ClusterPage is a page of a cluster: its row, and n of its members from
+// the offset-th, the kept document first, then by doc ID, each with its
+// similarity to the cluster's representative; and how many members it
+// has. ok is false when there is no such cluster.
+func (ix *Index) ClusterPage(ctx context.Context, id int64, offset, n int) (c tables.Cluster, members []Member, total int, ok bool, err error) {
+	rows, total, err := ix.src.membersFrom(ctx, id, offset, n)
+	if err != nil || total == 0 {
+		return c, nil, 0, false, err
 	}
-	var members []Doc
-	for _, i := range ix.byCluster[id] {
-		members = append(members, docOf(&ix.docs[i]))
+	kept := int64(-1)
+	if rows[0].KeptDocID != nil {
+		kept = *rows[0].KeptDocID
 	}
-	slices.SortStableFunc(members, func(a, b Doc) int {
-		if a.Kept != b.Kept {
-			if a.Kept {
-				return -1
-			}
-			return 1
+	row, err := ix.src.cluster(ctx, id, kept)
+	if err != nil || row == nil {
+		return c, nil, 0, false, err
+	}
+	c = *row
+	var docs []tables.Doc
+	for _, m := range rows {
+		docs = append(docs, m.Doc())
+	}
+	sketches := ix.memberSketches(rows)
+	var repDoc *tables.Doc
+	if repDoc, err = ix.src.doc(ctx, c.RepresentativeDocID); err != nil {
+		return c, nil, 0, false, err
+	}
+	var rep []uint64
+	if repDoc != nil {
+		if rep, err = ix.sketchIn(ctx, sketches, repDoc.DocID, repDoc.IdenticalTo); err != nil {
+			return c, nil, 0, false, err
 		}
-		return cmp.Compare(a.DocID, b.DocID)
-	})
-	return c, members, true
+	}
+	for i := range docs {
+		d := &docs[i]
+		ms, err := ix.sketchIn(ctx, sketches, d.DocID, d.IdenticalTo)
+		if err != nil {
+			return c, nil, 0, false, err
+		}
+		members = append(members, Member{Doc: docOf(d), Similarity: ix.similarity(rep, ms)})
+	}
+	return c, members, total, true, nil
 }
 
 // Similar is the estimated similarity of document b to document a.
-func (ix *Index) Similar(a, b int64) Similarity {
-	da, db := ix.doc(a), ix.doc(b)
-	if da == nil || db == nil {
-		return Similarity{}
+func (ix *Index) Similar(ctx context.Context, a, b int64) (Similarity, error) {
+	var sk [2][]uint64
+	for i, id := range []int64{a, b} {
+		d, err := ix.src.doc(ctx, id)
+		if err != nil || d == nil {
+			return Similarity{}, err
+		}
+		if sk[i], err = ix.sketchOf(ctx, d); err != nil {
+			return Similarity{}, err
+		}
 	}
-	return ix.similarity(ix.sketchOf(da), ix.sketchOf(db))
+	return ix.similarity(sk[0], sk[1]), nil
 }
 
 // TextOf reads the document's text back from its input file, as the run
 // read it (HTML reduced to its text).
 func (ix *Index) TextOf(ctx context.Context, id int64) (string, error) {
-	d := ix.doc(id)
+	d, err := ix.src.doc(ctx, id)
+	if err != nil {
+		return "", err
+	}
 	if d == nil {
 		return "", fmt.Errorf("no document %d in %s", id, ix.Dir)
 	}

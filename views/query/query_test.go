@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,11 +158,16 @@ func exactSet(text string) []uint64 {
 // it at resemblance 1, and so does the page wrapped in HTML.
 func TestTextAndExact(t *testing.T) {
 	ctx := context.Background()
-	_, ix := sample(t)
+	dir, ix := sample(t)
+	docs, err := tables.ReadTable[tables.Doc](ctx, dir, tables.DocsTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(docs, func(a, b tables.Doc) int { return cmp.Compare(a.DocID, b.DocID) })
 	var d *tables.Doc
-	for i := range ix.docs {
-		if ix.docs[i].TokenCount > 300 && ix.docs[i].ClusterID != nil && ix.docs[i].IdenticalTo == nil {
-			d = &ix.docs[i]
+	for i := range docs {
+		if docs[i].TokenCount > 300 && docs[i].ClusterID != nil && docs[i].IdenticalTo == nil {
+			d = &docs[i]
 			break
 		}
 	}
@@ -322,7 +328,7 @@ func TestRedirectChain(t *testing.T) {
 	if err != nil || len(answers) != 1 {
 		t.Fatalf("%v, %v", answers, err)
 	}
-	page, _ := ix.Doc(0)
+	page, _, _ := ix.Doc(context.Background(), 0)
 	d := answers[0].Doc
 	if len(d.Chain) != 2 || d.Chain[0].URL != "https://moved.example/0" || d.Chain[0].Status != tables.StatusRedirect ||
 		d.Chain[1].URL != page.URL || d.Chain[1].DocID == nil || *d.Chain[1].DocID != 0 || d.JoinedBy != tables.JoinedByRedirect ||
@@ -337,7 +343,7 @@ func TestRedirectChain(t *testing.T) {
 	if d := answers[0].Doc; len(d.Chain) != 1 || d.Chain[0].DocID != nil || !strings.Contains(d.Reason, "not in the input") {
 		t.Errorf("dead end: %+v", d)
 	}
-	if p, _ := ix.Doc(0); len(p.Chain) != 0 {
+	if p, _, _ := ix.Doc(context.Background(), 0); len(p.Chain) != 0 {
 		t.Errorf("a page has a chain: %+v", p)
 	}
 }

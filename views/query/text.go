@@ -41,9 +41,9 @@ type Match struct {
 // figures. With exact, each match also gets its similarity over the full
 // shingle sets, its text read from the input files.
 //
-// It scans every representative's sketch: 389,000 pages' sketches in
-// tens of milliseconds (BenchmarkText), with no inverted index to build
-// or hold.
+// It finds the documents sharing a sketch value with the page in the
+// postings table, one lookup a value (an output without the lookup
+// tables scans every representative's sketch).
 func (ix *Index) Text(ctx context.Context, page Page, threshold float64, limit int, exact bool) ([]Match, error) {
 	if t := ix.Manifest.Settings["template_shingles"]; t != "" && t != "off" {
 		return nil, fmt.Errorf("%s was written with --template-shingles=%s: its sketches lack each site's template shingles, which one page cannot tell; query it by URL", ix.Dir, t)
@@ -62,27 +62,30 @@ func (ix *Index) Text(ctx context.Context, page Page, threshold float64, limit i
 		return nil, fmt.Errorf("%w: %s keeps none of the page's features (%s; short pages may have none that it samples)", ErrNoSketch, ix.cfg.Sketch, ix.cfg.Features())
 	}
 	type hit struct {
-		rep   int32
+		doc   int64
 		sim   Similarity
 		score float64
 	}
+	cands, err := ix.src.candidates(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.fillSketches(ctx, cands); err != nil {
+		return nil, err
+	}
 	var hits []hit
-	for r := range ix.repDoc {
-		m := ix.values[ix.off[r]:ix.off[r+1]]
-		if sketch.IntersectCount(q, m) == 0 {
-			continue
-		}
-		sim := ix.similarity(q, m)
+	for _, c := range cands {
+		sim := ix.candidateSimilarity(q, c)
 		score := sim.Resemblance
 		if sim.OfQuery != nil {
 			score = max(score, *sim.OfQuery)
 		}
 		if score >= threshold {
-			hits = append(hits, hit{int32(r), sim, score})
+			hits = append(hits, hit{c.doc, sim, score})
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.sim.Resemblance, a.sim.Resemblance), cmp.Compare(ix.repDoc[a.rep], ix.repDoc[b.rep]))
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.sim.Resemblance, a.sim.Resemblance), cmp.Compare(a.doc, b.doc))
 	})
 	var qSet []uint64
 	if exact {
@@ -90,20 +93,26 @@ func (ix *Index) Text(ctx context.Context, page Page, threshold float64, limit i
 			return nil, err
 		}
 	}
+	if limit > 0 {
+		hits = hits[:min(len(hits), limit)] // each lists one document or more
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.doc
+	}
+	copies, err := ix.withCopies(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	var out []Match
 	for _, h := range hits {
-		id := ix.repDoc[h.rep]
-		docs := []*tables.Doc{ix.doc(id)}
-		for _, c := range ix.copies[id] {
-			docs = append(docs, &ix.docs[c])
-		}
-		for _, d := range docs {
-			if d == nil || (limit > 0 && len(out) == limit) {
-				continue
+		for _, d := range copies[h.doc] {
+			if limit > 0 && len(out) == limit {
+				break
 			}
-			m := Match{Doc: docOf(d), Similarity: h.sim}
+			m := Match{Doc: docOf(&d), Similarity: h.sim}
 			if exact {
-				set, err := ix.shinglesOf(ctx, d)
+				set, err := ix.shinglesOf(ctx, &d)
 				if err != nil {
 					return nil, err
 				}
@@ -112,6 +121,77 @@ func (ix *Index) Text(ctx context.Context, page Page, threshold float64, limit i
 			}
 			out = append(out, m)
 		}
+	}
+	return out, nil
+}
+
+// fillSketches reads the candidates' sketches where their estimates need
+// them: under every kind of sketch but mod:M, whose estimates are the
+// shared values' count over the sketches' sizes, which the postings give.
+func (ix *Index) fillSketches(ctx context.Context, cands []candidate) error {
+	if k := ix.cfg.Sketch.Kind; k != sketch.Min && k != sketch.MinHash {
+		return nil
+	}
+	var ids []int64
+	for _, c := range cands {
+		if c.sketch == nil {
+			ids = append(ids, c.doc)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	got, err := ix.src.sketches(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range cands {
+		if cands[i].sketch == nil {
+			cands[i].sketch = got[cands[i].doc]
+		}
+	}
+	return nil
+}
+
+// candidateSimilarity is how alike a candidate is to the page of sketch
+// q: from the two sketches, as similarity; under mod:M, from the counts
+// the postings give (see fillSketches).
+func (ix *Index) candidateSimilarity(q []uint64, c candidate) Similarity {
+	if k := ix.cfg.Sketch.Kind; c.sketch != nil || k == sketch.Min || k == sketch.MinHash {
+		return ix.similarity(q, c.sketch)
+	}
+	// clusters.EstimateSketches(m, q) of the mod:M kind.
+	in, of := sketch.Containment(c.shared, c.size), sketch.Containment(c.shared, len(q))
+	return Similarity{Shared: c.shared, Resemblance: sketch.ModResemblance(c.shared, c.size, len(q)), InQuery: &in, OfQuery: &of}
+}
+
+// withCopies is each representative's document and its identical
+// copies, by doc ID (they are in its cluster), by representative.
+func (ix *Index) withCopies(ctx context.Context, reps []int64) (map[int64][]tables.Doc, error) {
+	docs, err := ix.src.docs(ctx, reps)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64][]tables.Doc{}
+	var clusters []int64
+	for _, d := range docs {
+		out[d.DocID] = []tables.Doc{d}
+		if d.ClusterID != nil {
+			clusters = append(clusters, *d.ClusterID)
+		}
+	}
+	slices.Sort(clusters)
+	members, err := ix.src.members(ctx, slices.Compact(clusters)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		if m.IdenticalTo != nil && out[*m.IdenticalTo] != nil {
+			out[*m.IdenticalTo] = append(out[*m.IdenticalTo], m.Doc())
+		}
+	}
+	for _, docs := range out {
+		slices.SortFunc(docs[1:], func(a, b tables.Doc) int { return cmp.Compare(a.DocID, b.DocID) })
 	}
 	return out, nil
 }

@@ -32,6 +32,8 @@ const (
 	Timeout = 10 * time.Second
 	// pageSize is how many clusters a page of the clusters list shows.
 	pageSize = 50
+	// memberPage is how many members a page of a cluster shows.
+	memberPage = 200
 	// maxMatches bounds a text search's list.
 	maxMatches = 50
 )
@@ -117,7 +119,11 @@ func (s *server) intParam(w http.ResponseWriter, name, v string) (int64, bool) {
 }
 
 func (s *server) home(w http.ResponseWriter, r *http.Request) {
-	_, n := s.ix.Clusters(0, 0)
+	_, n, err := s.ix.Clusters(r.Context(), 0, 0)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	s.render(w, "home.html", http.StatusOK, map[string]any{"Title": "neardup", "Dir": s.ix.Dir, "Docs": s.ix.NumDocs(), "Clusters": n,
 		"Settings": s.ix.Manifest.Settings})
 }
@@ -190,10 +196,20 @@ func (s *server) clusters(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	list, n := s.ix.Clusters(int(page-1)*pageSize, pageSize)
-	pages := (n + pageSize - 1) / pageSize
+	ctx := r.Context()
+	list, n, err := s.ix.Clusters(ctx, int(page-1)*pageSize, pageSize)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	listed, err := s.ix.Listed(ctx)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	pages := (listed + pageSize - 1) / pageSize
 	s.render(w, "clusters.html", http.StatusOK, map[string]any{"Title": "Clusters", "Dir": s.ix.Dir, "Clusters": list, "Total": n,
-		"Page": int(page), "Pages": pages, "First": int(page-1)*pageSize + 1})
+		"Listed": listed, "Page": int(page), "Pages": pages, "First": int(page-1)*pageSize + 1})
 }
 
 func (s *server) cluster(w http.ResponseWriter, r *http.Request) {
@@ -201,20 +217,28 @@ func (s *server) cluster(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, members, found := s.ix.Cluster(id)
+	page := int64(1)
+	if v := r.URL.Query().Get("page"); v != "" {
+		if page, ok = s.intParam(w, "page", v); !ok {
+			return
+		}
+		if page < 1 || page > 1<<30 {
+			s.fail(w, http.StatusBadRequest, "page must be 1 or more")
+			return
+		}
+	}
+	c, members, total, found, err := s.ix.ClusterPage(r.Context(), id, int(page-1)*memberPage, memberPage)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	if !found {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("no cluster %d", id))
 		return
 	}
-	type row struct {
-		query.Doc
-		Sim query.Similarity
-	}
-	var rows []row
-	for _, m := range members {
-		rows = append(rows, row{m, s.ix.Similar(c.RepresentativeDocID, m.DocID)})
-	}
-	s.render(w, "cluster.html", http.StatusOK, map[string]any{"Title": fmt.Sprintf("Cluster %d", id), "Dir": s.ix.Dir, "Cluster": c, "Members": rows})
+	pages := (total + memberPage - 1) / memberPage
+	s.render(w, "cluster.html", http.StatusOK, map[string]any{"Title": fmt.Sprintf("Cluster %d", id), "Dir": s.ix.Dir, "Cluster": c, "Members": members,
+		"Page": int(page), "Pages": pages, "First": int(page-1)*memberPage + 1})
 }
 
 func (s *server) doc(w http.ResponseWriter, r *http.Request) {
@@ -222,7 +246,11 @@ func (s *server) doc(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d, found := s.ix.Doc(id)
+	d, found, err := s.ix.Doc(r.Context(), id)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	if !found {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("no document %d", id))
 		return
@@ -274,13 +302,17 @@ func (s *server) compare(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	da, okA := s.ix.Doc(a)
-	db, okB := s.ix.Doc(b)
+	ctx := r.Context()
+	da, okA, errA := s.ix.Doc(ctx, a)
+	db, okB, errB := s.ix.Doc(ctx, b)
+	if err := errors.Join(errA, errB); err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	if !okA || !okB {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("no document %d or %d", a, b))
 		return
 	}
-	ctx := r.Context()
 	ta, errA := s.ix.TextOf(ctx, a)
 	tb, errB := s.ix.TextOf(ctx, b)
 	if err := errors.Join(errA, errB); err != nil {
@@ -288,8 +320,13 @@ func (s *server) compare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inA, inB := s.ix.SharedSpans(ta, tb)
+	sim, err := s.ix.Similar(ctx, a, b)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	s.render(w, "compare.html", http.StatusOK, map[string]any{"Title": fmt.Sprintf("Doc %d and doc %d", a, b), "Dir": s.ix.Dir,
-		"A": da, "B": db, "PiecesA": pieces(ta, inA), "PiecesB": pieces(tb, inB), "Sim": s.ix.Similar(a, b)})
+		"A": da, "B": db, "PiecesA": pieces(ta, inA), "PiecesB": pieces(tb, inB), "Sim": sim})
 }
 
 // Serve runs the app on addr until ctx is done.

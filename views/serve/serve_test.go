@@ -142,7 +142,7 @@ func TestSampleApp(t *testing.T) {
 	if status != 200 || strings.Count(body, "<mark>") < 2 {
 		t.Errorf("side by side of near-copies: %d, %d marks", status, strings.Count(body, "<mark>"))
 	}
-	top, n := ix.Clusters(0, 1)
+	top, n, _ := ix.Clusters(context.Background(), 0, 1)
 	if status, body = get(t, srv, "/clusters?page=1"); status != 200 || n < 2 || !strings.Contains(body, fmt.Sprintf(`href="/cluster/%d"`, top[0].ClusterID)) {
 		t.Errorf("clusters: %d; the largest of %d clusters not listed first", status, n)
 	}
