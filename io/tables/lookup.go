@@ -41,10 +41,15 @@ func OpenLookup(ctx context.Context, name string) (*LookupFile, error) {
 // Close closes the file.
 func (l *LookupFile) Close() error { return l.r.Close() }
 
-// Has reports whether the shard has column col.
+// Has reports whether the shard has the top-level column col (a flat
+// column or a list).
 func (l *LookupFile) Has(col string) bool {
-	_, ok := l.f.Schema().Lookup(col)
-	return ok
+	for _, f := range l.f.Schema().Fields() {
+		if f.Name() == col {
+			return true
+		}
+	}
+	return false
 }
 
 // Int64Key is a key of an INT64 column.

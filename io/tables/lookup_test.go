@@ -149,3 +149,13 @@ func openCounted(ctx context.Context, name string) (interface {
 }, int64, error) {
 	return store.OpenReaderAt(ctx, name)
 }
+
+// TestHas: a shard has its flat and list columns, not others.
+func TestHas(t *testing.T) {
+	l := openLookup(t, writeShard(t, []URL{{URL: "u", Docs: 1, DocIDs: []int64{3}}}))
+	for col, want := range map[string]bool{"url": true, "doc_ids": true, "docs": true, "doc_id": false, "element": false} {
+		if l.Has(col) != want {
+			t.Errorf("Has(%q) = %v", col, !want)
+		}
+	}
+}
