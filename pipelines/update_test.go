@@ -329,6 +329,11 @@ func TestLostAndFound(t *testing.T) {
 			t.Errorf("page %d: sweeps %s..%s, want %s..%s", i, u.FirstSweep, u.LastSweep, want[0], want[1])
 		}
 	}
+	// A URL of both sweeps: its two documents, the index's and the
+	// update's (doc IDs of the second input file).
+	if u := seen["https://example.test/page/0"]; u.Docs != 2 || len(u.DocIDs) != 2 || u.DocIDs[0] != 0 || u.DocIDs[1] != int64(crawl.DocID(1, 0)) {
+		t.Errorf("page/0: %+v, want docs 0 and %d", u, crawl.DocID(1, 0))
+	}
 	if u := seen["https://example.test/moved/12"]; u.FirstSweep != "2026-11-01" || u.Docs != 1 {
 		t.Errorf("moved/12: %+v, want first seen in the second sweep", u)
 	}

@@ -158,7 +158,7 @@ var mutations = []mutation{
 		old:  `DocIDs: slices.Concat(o.DocIDs, n.DocIDs)}`,
 		new:  `DocIDs: o.DocIDs}`,
 		pkgs: []string{"./pipelines"},
-		run:  "TestUpdateEqualsFullRun",
+		run:  "TestLostAndFound",
 	},
 	{
 		name: "parked sketches: a partition's file named for what it holds, not for the partition",
