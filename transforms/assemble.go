@@ -201,11 +201,8 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 // representative with its sketch, read from reps and, in an update, from
 // the index's sketches shard of the partition.
 func (f *assembleFn) members(ctx context.Context, part int, docs []tables.Doc, repsIt func(*[]byte) bool) ([][]memberWire, error) {
-	reps, err := readSketches(ctx, repsIt)
+	reps, err := partitionSketches(ctx, repsIt, f.IndexSketches, part, f.Partitions)
 	if err != nil {
-		return nil, err
-	}
-	if reps, err = appendIndexSketches(ctx, reps, f.IndexSketches, part, f.Partitions); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(reps, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })

@@ -411,11 +411,8 @@ func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copi
 	if err != nil {
 		return nil, nil, err
 	}
-	reps, err := readSketches(ctx, repsIt)
+	reps, err := partitionSketches(ctx, repsIt, f.Index, part, f.Partitions)
 	if err != nil {
-		return nil, nil, err
-	}
-	if reps, err = appendIndexSketches(ctx, reps, f.Index, part, f.Partitions); err != nil {
 		return nil, nil, err
 	}
 	if err := writeSketches(ctx, f.TempDir, f.FirstNewDoc, part, reps); err != nil {

@@ -94,6 +94,18 @@ func appendIndexSketches(ctx context.Context, dst []packed.Sketch, shards []Shar
 	return dst, err
 }
 
+// partitionSketches is every representative's sketch of doc partition
+// part of parts: those of the stream reps (parked files or sealed
+// batches, readSketches) and, in an update, the index's (its sketches
+// shards, IndexTables).
+func partitionSketches(ctx context.Context, reps func(*[]byte) bool, index []Shard, part, parts int) ([]packed.Sketch, error) {
+	out, err := readSketches(ctx, reps)
+	if err != nil {
+		return nil, err
+	}
+	return appendIndexSketches(ctx, out, index, part, parts)
+}
+
 // appendIndexPostings appends to dst the postings of shingle partition
 // part of parts in the index's postings shards.
 func appendIndexPostings(ctx context.Context, dst []packed.Posting, shards []Shard, part, parts int) ([]packed.Posting, error) {

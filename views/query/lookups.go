@@ -137,7 +137,7 @@ func (l *lookups) docs(ctx context.Context, ids []int64) ([]tables.Doc, error) {
 }
 
 func (l *lookups) doc(ctx context.Context, id int64) (*tables.Doc, error) {
-	rows, err := find[tables.Doc](ctx, l, tables.DocsTable, uint64(id), false, "doc_id", tables.Int64Key(id))
+	rows, err := l.docs(ctx, []int64{id})
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
@@ -177,15 +177,8 @@ func (l *lookups) cluster(ctx context.Context, id, kept int64) (*tables.Cluster,
 }
 
 func (l *lookups) sketch(ctx context.Context, rep int64) ([]uint64, error) {
-	rows, err := find[tables.Sketch](ctx, l, tables.SketchesTable, uint64(rep), false, "doc_id", tables.Int64Key(rep))
-	if err != nil || len(rows) == 0 {
-		return nil, err
-	}
-	out := make([]uint64, len(rows[0].Sketch))
-	for i, v := range rows[0].Sketch {
-		out[i] = uint64(v)
-	}
-	return out, nil
+	got, err := l.sketches(ctx, []int64{rep})
+	return got[rep], err
 }
 
 func (l *lookups) sketches(ctx context.Context, reps []int64) (map[int64][]uint64, error) {
@@ -195,11 +188,7 @@ func (l *lookups) sketches(ctx context.Context, reps []int64) (map[int64][]uint6
 	}
 	out := make(map[int64][]uint64, len(rows))
 	for _, r := range rows {
-		v := make([]uint64, len(r.Sketch))
-		for i, x := range r.Sketch {
-			v[i] = uint64(x)
-		}
-		out[r.DocID] = v
+		out[r.DocID] = uint64s(r.Sketch)
 	}
 	return out, nil
 }
@@ -274,11 +263,7 @@ func (l *lookups) scan(ctx context.Context, q []uint64) ([]candidate, error) {
 			return nil, err
 		}
 		for _, r := range rows {
-			m := make([]uint64, len(r.Sketch))
-			for i, v := range r.Sketch {
-				m[i] = uint64(v)
-			}
-			if sketch.IntersectCount(q, m) > 0 {
+			if m := uint64s(r.Sketch); sketch.IntersectCount(q, m) > 0 {
 				out = append(out, candidate{doc: r.DocID, sketch: m})
 			}
 		}

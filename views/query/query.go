@@ -373,12 +373,17 @@ func (ix *Index) memberSketches(members []tables.Member) map[int64][]uint64 {
 	out := map[int64][]uint64{}
 	for _, m := range members {
 		if len(m.Sketch) > 0 {
-			v := make([]uint64, len(m.Sketch))
-			for i, x := range m.Sketch {
-				v[i] = uint64(x)
-			}
-			out[m.DocID] = v
+			out[m.DocID] = uint64s(m.Sketch)
 		}
+	}
+	return out
+}
+
+// uint64s is a stored sketch's values (INT64 with the same bits).
+func uint64s(v []int64) []uint64 {
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
 	}
 	return out
 }
