@@ -79,7 +79,7 @@ func TestVerifyCostBoundsWhatIsWritten(t *testing.T) {
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v, %d files", input, err, len(files))
 		}
-		cfg := defaultConfig()
+		cfg := testConfig()
 		rs, err := rowsketch.New(cfg.Config)
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestVerifyCostBoundsWhatIsWritten(t *testing.T) {
 // does not grow with the pages' length.
 func TestVerifyRefusal(t *testing.T) {
 	const gbytes = 1_000_000_000
-	cfg := defaultConfig()
+	cfg := testConfig()
 	cost := func(kind settings.Verify, text, rows int64) verifyCost {
 		cfg.Verify = kind
 		return verifyCostOf(cfg.Config, text, rows)

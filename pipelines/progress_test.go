@@ -25,7 +25,7 @@ func TestProgressPhaseLines(t *testing.T) {
 	defer func() { progressOut = os.Stderr }()
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := Run(ctx, Options{Input: "../testdata/crawl/*.parquet", Output: dir, Config: defaultConfig(), Progress: progress.Phases}); err != nil {
+	if _, err := Run(ctx, Options{Input: "../testdata/crawl/*.parquet", Output: dir, Config: testConfig(), Progress: progress.Phases}); err != nil {
 		t.Fatal(err)
 	}
 	line := regexp.MustCompile(`^neardup: (.+) started at \d+\.\ds, (\d+)/3000 rows read$`)

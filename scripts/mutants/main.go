@@ -85,7 +85,7 @@ var mutations = []mutation{
 		file: "transforms/paircount.go",
 		old:  "for _, p := range sumCounts(all) {",
 		new:  "for _, p := range func(ps []packed.Pair) []packed.Pair { return ps[:max(len(ps)-1, 0)] }(sumCounts(all)) {",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/quality"},
 		run:  "TestPairsTableComplete",
 	},
 	{
@@ -157,7 +157,7 @@ var mutations = []mutation{
 		file: "transforms/sweeps.go",
 		old:  `DocIDs: slices.Concat(o.DocIDs, n.DocIDs)}`,
 		new:  `DocIDs: o.DocIDs}`,
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/sweeps"},
 		run:  "TestLostAndFound",
 	},
 	{
@@ -181,7 +181,7 @@ var mutations = []mutation{
 		file: "io/export/copy.go",
 		old:  "if err := rows.SeekToRow(lo - start); err != nil {",
 		new:  "if err := rows.SeekToRow(0); err != nil {",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/exports"},
 		run:  "TestExport$",
 	},
 	{
@@ -189,7 +189,7 @@ var mutations = []mutation{
 		file: "transforms/export.go",
 		old:  "m.Values.ClusterSize = size[m.Values.ClusterID]",
 		new:  "m.Values.ClusterSize = size[m.Values.ClusterID] - 1",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/exports"},
 		run:  "TestExportAddedColumns",
 	},
 	{
@@ -205,7 +205,7 @@ var mutations = []mutation{
 		file: "features/rowsketch/rowsketch.go",
 		old:  "sketch.DefaultDense.Select(rs.dense[:0], rs.shingles)",
 		new:  "sketch.DefaultDense.Select(rs.dense[:0], rs.shingles[:len(rs.shingles)/2])",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/verify"},
 		run:  "TestVerifyDense",
 	},
 	{
@@ -213,7 +213,7 @@ var mutations = []mutation{
 		file: "transforms/sketch.go",
 		old:  "if f.Settings.Verification() != \"\" && f.TempDir != \"\" {",
 		new:  "if false {",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/verify"},
 		run:  "TestVerifyExact",
 	},
 	{
@@ -230,14 +230,14 @@ var mutations = []mutation{
 		old:  "	case cfg.Policy.Containment == 0:",
 		new:  "	case cfg.Policy.Containment == 0 && inputBytes <= AutoVerifyBytes:",
 		pkgs: []string{"./pipelines"},
-		run:  "TestVerifyAuto",
+		run:  "TestResolveVerify",
 	},
 	{
 		name: "recluster of --verify=uncertain: the new policy taken for the one the pairs were verified at",
 		file: "transforms/config.go",
 		old:  "		l.VerifiedAt = c.SourcePolicy",
 		new:  "		l.VerifiedAt = c.Policy",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/keep"},
 		run:  "TestReclusterUncertain",
 	},
 	{
@@ -269,7 +269,7 @@ var mutations = []mutation{
 		file: "transforms/sweeps.go",
 		old:  "	seen = beam.Flatten(s, seen, everyPartition(s, parts))",
 		new:  "	seen = beam.Flatten(s, seen)",
-		pkgs: []string{"./pipelines"},
+		pkgs: []string{"./pipelines/e2e/faults"},
 		run:  "TestEmptyPartitionsHaveReceipts",
 	},
 	{
@@ -277,7 +277,7 @@ var mutations = []mutation{
 		file: "io/crawl/crawl.go",
 		old:  "	return errors.As(err, &bad) && !errors.As(err, &read) && !IsChanged(err)",
 		new:  "	return errors.As(err, &bad) || errors.As(err, &read)",
-		pkgs: []string{"./io/crawl", "./pipelines"},
+		pkgs: []string{"./io/crawl", "./pipelines/e2e/faults"},
 		run:  "TestFailedReadIsNotBadInput|TestTransientReadFaults",
 	},
 	{

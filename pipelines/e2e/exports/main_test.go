@@ -1,0 +1,9 @@
+package exports
+
+import (
+	"testing"
+
+	"github.com/neardup/neardup/internal/testing/pipelinetest"
+)
+
+func TestMain(m *testing.M) { pipelinetest.Main(m) }
