@@ -13,8 +13,12 @@ import (
 )
 
 // Main is TestMain for packages whose tests run pipelines.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(MainRet(m)) }
+
+// MainRet is Main without the exit: it runs the tests and returns their
+// exit code, for a TestMain that has more to do after them.
+func MainRet(m *testing.M) int {
 	flag.Parse()
 	*jobopts.Strict = true
-	os.Exit(ptest.MainRetWithDefault(m, "prism"))
+	return ptest.MainRetWithDefault(m, "prism")
 }

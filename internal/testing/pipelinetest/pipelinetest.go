@@ -8,7 +8,6 @@ package pipelinetest
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -21,13 +20,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/features/shingle"
 	"github.com/neardup/neardup/hashing/fingerprint"
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
@@ -43,9 +41,7 @@ import (
 // Prism with --beam_strict, as beamtest.Main runs them, and the outputs
 // Run shared are removed when the tests end.
 func Main(m *testing.M) {
-	flag.Parse()
-	*jobopts.Strict = true
-	code := ptest.MainRetWithDefault(m, "prism")
+	code := beamtest.MainRet(m)
 	if outputs.root != "" {
 		os.RemoveAll(outputs.root)
 	}
@@ -120,8 +116,8 @@ type Result struct {
 // Run runs the pipeline with cfg over input and reads back its tables.
 // The output is made once per test binary for each input and
 // configuration: tests that ask for the same run share one output, which
-// none of them may change (use RunFresh for an output of its own, and to
-// compare two runs).
+// none of them may change (a test that changes an output, or compares
+// two runs of one configuration, runs pipelines.Run into its own folder).
 func Run(t *testing.T, input string, cfg transforms.Config) *Result {
 	t.Helper()
 	key := input + "\x00" + fmt.Sprintf("%#v", cfg)
@@ -146,19 +142,6 @@ func Run(t *testing.T, input string, cfg transforms.Config) *Result {
 		t.Fatalf("Run: %v", o.err)
 	}
 	r := ReadResult(t, o.dir, o.manifest, cfg.Policy)
-	r.LinkAll = cfg.LinksAll()
-	return r
-}
-
-// RunFresh is Run with an output of the test's own, made anew.
-func RunFresh(t *testing.T, input string, cfg transforms.Config) *Result {
-	t.Helper()
-	dir := t.TempDir()
-	m, err := pipelines.Run(context.Background(), pipelines.Options{Input: input, Output: dir, Config: cfg})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	r := ReadResult(t, dir, m, cfg.Policy)
 	r.LinkAll = cfg.LinksAll()
 	return r
 }
