@@ -30,10 +30,28 @@ var (
 )
 
 func init() {
-	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&assembleFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeMembersFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeLargestFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writePairsFn{})
+	{
+		fn := &assembleFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function8x1(fn.ProcessElement)
+		register.Function3x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &writeMembersFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &writeLargestFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &writePairsFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 	register.Emitter1[string]()
 	beam.RegisterType(reflect.TypeOf((*memberWire)(nil)).Elem())
 }

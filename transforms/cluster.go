@@ -23,7 +23,13 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), func(string, int64), error](&estimateFn{})
+	{
+		fn := &estimateFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function4x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // Cluster is phase 4. It takes the counted pairs of PairCount, or the

@@ -22,14 +22,58 @@ import (
 
 func init() {
 	register.Function2x2[int, []byte, int, []byte](toKeyZero)
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&unionFindFn{})
-	register.DoFn3x1[context.Context, []byte, func(int, []byte), error](&starStartFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&starRoundFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&classifyFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&residualFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&relabelFn{})
-	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&attachFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&summarizeFn{})
+	{
+		fn := &unionFindFn{}
+		register.Function5x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &starStartFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function3x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &starRoundFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function5x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &classifyFn{}
+		register.Function5x0(fn.StartBundle)
+		register.Function7x1(fn.ProcessElement)
+		register.Function5x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &residualFn{}
+		register.Function5x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &relabelFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &attachFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function9x1(fn.ProcessElement)
+		register.Function3x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &summarizeFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function7x1(fn.ProcessElement)
+		register.Function4x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 	register.Emitter2[string, int64]()
 	register.Iter1[int64]()
 }

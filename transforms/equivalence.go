@@ -12,7 +12,11 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&equivalenceCountFn{})
+	{
+		fn := &equivalenceCountFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 }
 
 // packedKey is one 8-byte fingerprint, packed for a batch.

@@ -17,11 +17,35 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, string, func(int, []byte), func(int, []byte), error](&exportMarksFn{})
-	register.DoFn3x1[int, func(*[]byte) bool, func(int, []byte), error](&clusterSizeFn{})
-	register.DoFn2x0[int, func(int, []byte)](&exportSeedFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&exportSliceFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&exportJoinFn{})
+	{
+		fn := &exportMarksFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &clusterSizeFn{}
+		register.Function3x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &exportSeedFn{}
+		register.Function2x0(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &exportSliceFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function2x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &exportJoinFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function2x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 	register.Emitter2[int, []byte]()
 	register.Iter1[[]byte]()
 }

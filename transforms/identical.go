@@ -23,8 +23,20 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&identicalFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&representativesFn{})
+	{
+		fn := &identicalFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function4x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &representativesFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 	register.Iter1[[]byte]()
 }
 

@@ -19,8 +19,20 @@ var (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, []byte, func(int, []byte), error](&expandPairsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*int) bool, func(int, []byte), error](&mergePairsFn{})
+	{
+		fn := &expandPairsFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function3x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &mergePairsFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function5x1(fn.ProcessElement)
+		register.Function3x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // PairCount is phase 3: <docA, docB, count of shared shingles>. It takes

@@ -27,7 +27,11 @@ type InputFile struct {
 func init() {
 	beam.RegisterType(reflect.TypeOf((*InputFile)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*crawl.Split)(nil)).Elem())
-	register.DoFn3x1[context.Context, InputFile, func(crawl.Split), error](&splitFn{})
+	{
+		fn := &splitFn{}
+		register.Function3x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 	register.Emitter1[crawl.Split]()
 }
 

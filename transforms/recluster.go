@@ -16,10 +16,34 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, InputFile, func(int, []byte), func(int, []byte), error](&relinkFn{})
-	register.DoFn6x1[context.Context, string, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readDocsFn{})
-	register.DoFn3x1[context.Context, InputFile, func(int, []byte), error](&scoreRanksFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&rankByColumnFn{})
+	{
+		fn := &relinkFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &readDocsFn{}
+		register.Function5x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function5x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &scoreRanksFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function3x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &rankByColumnFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function7x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // Relink redoes the linking of phase 4 from a stored pairs table, for

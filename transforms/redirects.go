@@ -17,11 +17,41 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&claimURLsFn{})
-	register.DoFn4x1[context.Context, string, func(int, []byte), func(int, []byte), error](&indexClaimsFn{})
-	register.DoFn9x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&firstHopFn{})
-	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&hopFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&joinRedirectsFn{})
+	{
+		fn := &claimURLsFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function5x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &indexClaimsFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &firstHopFn{}
+		register.Function6x0(fn.StartBundle)
+		register.Function9x1(fn.ProcessElement)
+		register.Function6x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &hopFn{}
+		register.Function5x0(fn.StartBundle)
+		register.Function8x1(fn.ProcessElement)
+		register.Function5x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &joinRedirectsFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function7x1(fn.ProcessElement)
+		register.Function4x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // ClaimURLs makes the claims Redirects follows chains over, of meta, the

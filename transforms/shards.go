@@ -21,7 +21,13 @@ import (
 // IndexTables).
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(int, []byte), error](&readSketchesFn{})
+	{
+		fn := &readSketchesFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function3x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // spread makes one element of each of shards (table shards or input

@@ -20,7 +20,13 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*int) bool, func([]byte), func([]byte), error](&shingleMergeFn{})
+	{
+		fn := &shingleMergeFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function4x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 	register.Emitter1[[]byte]()
 }
 

@@ -34,7 +34,13 @@ var (
 )
 
 func init() {
-	register.DoFn9x1[context.Context, crawl.Split, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(int, string), error](&sketchFn{})
+	{
+		fn := &sketchFn{}
+		register.Function7x0(fn.StartBundle)
+		register.Function9x1(fn.ProcessElement)
+		register.Function7x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 	register.Emitter2[int, []byte]()
 	register.Emitter2[int, string]()
 }

@@ -17,9 +17,25 @@ import (
 var superTime = newPhaseTimer("supershingles")
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&superCandidatesFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&attachSketchAFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&estimateCandidatesFn{})
+	{
+		fn := &superCandidatesFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &attachSketchAFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function5x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &estimateCandidatesFn{}
+		register.Function5x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 }
 
 // SuperShingles is Broder's super-shingle shortcut, in place of phases 2

@@ -19,10 +19,30 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), error](&urlSeenFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&urlsFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&lostJoinFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&resolveLostFn{})
+	{
+		fn := &urlSeenFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function5x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &urlsFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function2x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &lostJoinFn{}
+		register.Function7x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &resolveLostFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 }
 
 // urlSeen is one document's URL and sweep, on its way to the URL's

@@ -13,8 +13,16 @@ import (
 )
 
 func init() {
-	register.DoFn3x0[string, func(*int64) bool, func(int, []byte)](&reduceTallyFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeTalliesFn{})
+	{
+		fn := &reduceTallyFn{}
+		register.Function3x0(fn.ProcessElement)
+		registerDoFn(fn)
+	}
+	{
+		fn := &writeTalliesFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 }
 
 // The tallies of phase 4, combined by maximum rather than summed.

@@ -18,8 +18,20 @@ import (
 var templatesTime = newPhaseTimer("site_templates")
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&countSiteValuesFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&dropTemplatesFn{})
+	{
+		fn := &countSiteValuesFn{}
+		register.Function2x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function2x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &dropTemplatesFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function7x1(fn.ProcessElement)
+		register.Function4x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // SiteTemplates drops each site's template shingles from its pages'

@@ -16,8 +16,20 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&mergeIndexPairsFn{})
-	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(int, []byte), error](&recountPairsFn{})
+	{
+		fn := &mergeIndexPairsFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function7x1(fn.ProcessElement)
+		register.Function3x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &recountPairsFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function4x1(fn.ProcessElement)
+		register.Function3x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 }
 
 // IndexKeys gives an update's identical shortcut the index's

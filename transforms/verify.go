@@ -29,12 +29,32 @@ var (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, []byte, func(int, []byte), func(int, []byte), func(int, []byte), error](&routePairsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, string), error](&shipNamesFn{})
+	{
+		fn := &routePairsFn{}
+		register.Function4x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function4x0(fn.FinishBundle)
+		registerDoFn(fn)
+	}
+	{
+		fn := &shipNamesFn{}
+		register.Function5x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 	register.Emitter2[int, string]()
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string) bool, func(int, []byte), func(string, int64), error](&verifySliceFn{})
+	{
+		fn := &verifySliceFn{}
+		register.Function3x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function3x1(fn.FinishBundle)
+		registerDoFn(fn)
+	}
 	register.Iter1[string]()
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&gatherVerifiedFn{})
+	{
+		fn := &gatherVerifiedFn{}
+		register.Function4x1(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 }
 
 // Verify checks the candidate pairs on the two documents' whole feature

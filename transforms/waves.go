@@ -7,7 +7,11 @@ import (
 )
 
 func init() {
-	register.DoFn3x0[int, []byte, func(int, []byte)](&waveFn{})
+	{
+		fn := &waveFn{}
+		register.Function3x0(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 	register.Function2x0[[]byte, func(int)](markEach)
 	register.Function3x0[int, []byte, func(int)](markEachKV)
 	register.Emitter1[int]()

@@ -16,7 +16,11 @@ import (
 )
 
 func init() {
-	register.DoFn5x0[context.Context, int, func(*[]byte) bool, func(*int) bool, func(int, []byte)](&waveProbeFn{})
+	{
+		fn := &waveProbeFn{}
+		register.Function5x0(fn.ProcessElement)
+		registerDoFn(fn)
+	}
 }
 
 // TestPairCountInWaves checks phase 3 in 2, 3 and 7 waves (more waves

@@ -41,6 +41,14 @@ type mutation struct {
 
 var mutations = []mutation{
 	{
+		name: "registerDoFn: a DoFn method Beam would call through reflection accepted",
+		file: "transforms/registry.go",
+		old:  `caller == "*reflectx.reflectFunc" {`,
+		new:  `caller == "" {`,
+		pkgs: []string{"./transforms"},
+		run:  "TestRegisterDoFnRefusesAMethodWithoutACaller",
+	},
+	{
 		name: "policy: containment compared with > at the threshold",
 		file: "clustering/policy/policy.go",
 		old:  "return p.Containment > 0 && maxContainment(e) >= p.Containment",
