@@ -36,7 +36,7 @@ type ExportOptions struct {
 // Export writes the rows of the inputs of the run in opt.From that
 // opt.Rule keeps (those of one sweep's files), one file per input
 // (export.Names), every column as it was and opt.Add's after them, and
-// publishes the folder atomically (export.json, then _SUCCESS). It
+// publishes the folder atomically (_export.json, then _SUCCESS). It
 // refuses an input that is missing or that changed since the run (its
 // size or modification time differs from the manifest's), and an
 // --output inside the run's output or holding an input file.

@@ -11,10 +11,19 @@ import (
 	"github.com/neardup/neardup/io/store"
 )
 
-// ManifestFile is the export's manifest, beside its files. It is not
-// named manifest.json so that an export folder is never taken for a
-// neardup output.
-const ManifestFile = "export.json"
+// ManifestFile is the export's manifest, beside its files. Its name
+// starts with an underscore, as _SUCCESS's does, because the readers
+// people train from read the folder whole and skip only names that start
+// with _ or . (pandas and pyarrow datasets, Spark): a plain export.json
+// made pd.read_parquet(DIR) and spark.read.parquet(DIR) fail on it as a
+// file with no Parquet footer. It is not named like the run's manifest
+// so that an export folder is never taken for a neardup output.
+const ManifestFile = "_export.json"
+
+// legacyManifestFile is the manifest's name before it began with an
+// underscore. An export into a folder that holds one takes it for an
+// earlier export, as it would ManifestFile, and replaces it.
+const legacyManifestFile = "export.json"
 
 // SuccessMarker is written last, when the export is complete.
 const SuccessMarker = output.SuccessMarker
@@ -73,6 +82,11 @@ func Check(ctx context.Context, dir string, overwrite bool) error {
 		return err
 	}
 	if !ok {
+		if ok, err = store.Exists(ctx, store.Join(dir, legacyManifestFile)); err != nil {
+			return err
+		}
+	}
+	if !ok {
 		if ok, _ = store.Exists(ctx, store.Join(dir, output.TempRoot)); !ok {
 			return fmt.Errorf("output folder %s holds files that are not a neardup export; choose another folder or pass --overwrite", dir)
 		}
@@ -118,7 +132,16 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		m.Counts.Add(f.Counts)
 	}
 	plan := &output.Plan{Manifest: ManifestFile}
-	if b, err := store.ReadFile(ctx, store.Join(d.Path, ManifestFile)); err == nil {
+	// An earlier export's files go, unless this one writes them again;
+	// so does its manifest under the legacy name.
+	for _, name := range []string{ManifestFile, legacyManifestFile} {
+		b, err := store.ReadFile(ctx, store.Join(d.Path, name))
+		if err != nil {
+			continue
+		}
+		if name == legacyManifestFile {
+			plan.Remove = append(plan.Remove, name)
+		}
 		var old Manifest
 		if json.Unmarshal(b, &old) == nil {
 			for _, f := range old.Files {

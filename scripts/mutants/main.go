@@ -49,6 +49,22 @@ var mutations = []mutation{
 		run:  "TestRegisterDoFnRefusesAMethodWithoutACaller",
 	},
 	{
+		name: "export: its manifest named export.json again, which folder reads of the export trip on",
+		file: "io/export/publish.go",
+		old:  `const ManifestFile = "_export.json"`,
+		new:  `const ManifestFile = "export.json"`,
+		pkgs: []string{"./pipelines/e2e/exports"},
+		run:  "TestExport$",
+	},
+	{
+		name: "export: a legacy export.json left beside the new export",
+		file: "io/export/publish.go",
+		old:  "plan.Remove = append(plan.Remove, name)",
+		new:  "_ = name",
+		pkgs: []string{"./pipelines/e2e/exports"},
+		run:  "TestExportReplacesALegacyExport",
+	},
+	{
 		name: "policy: containment compared with > at the threshold",
 		file: "clustering/policy/policy.go",
 		old:  "return p.Containment > 0 && maxContainment(e) >= p.Containment",

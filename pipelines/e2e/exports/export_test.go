@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,22 @@ func checkExportOf(t *testing.T, r *pipelinetest.Result, opt pipelines.ExportOpt
 	if b, err := os.ReadFile(filepath.Join(out, export.ManifestFile)); err != nil || json.Unmarshal(b, &onDisk) != nil || onDisk.Counts["rows_kept"] != kept {
 		t.Errorf("%s: %v, counts %v", export.ManifestFile, err, onDisk.Counts)
 	}
+	// The folder read whole by the readers people train from: pandas,
+	// pyarrow datasets and Spark skip only names that start with _ or
+	// ., and fail on any other file that is not Parquet.
+	filepath.WalkDir(out, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name := e.Name(); path != out && (strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
+			if e.IsDir() {
+				return fs.SkipDir
+			}
+		} else if !e.IsDir() && !strings.HasSuffix(name, ".parquet") {
+			t.Errorf("%s: not Parquet, and its name does not start with _ or . (a folder read of the export fails on it)", path)
+		}
+		return nil
+	})
 	return m
 }
 
@@ -343,4 +360,38 @@ func TestExportRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("missing input", filepath.Join(t.TempDir(), "dedup"), missing)
+}
+
+// TestExportReplacesALegacyExport: a folder exported into before the
+// manifest's name began with an underscore (export.json) is taken for an
+// earlier export and replaced: its manifest and the files it listed go.
+func TestExportReplacesALegacyExport(t *testing.T) {
+	r := pipelinetest.Run(t, "../../../testdata/crawl/*.parquet", pipelinetest.DefaultConfig())
+	out := filepath.Join(t.TempDir(), "dedup")
+	legacy := map[string]string{
+		"export.json":        `{"tool":"neardup","files":[{"input":"gone.parquet","output":"gone-00000.parquet"}]}`,
+		"gone-00000.parquet": "an earlier export's file",
+		export.SuccessMarker: "",
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range legacy {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pipelines.Export(context.Background(), pipelines.ExportOptions{Rule: export.Rule{Drop: export.DropDuplicates}, From: r.Dir, Output: out}); err != nil {
+		t.Fatalf("Export into a legacy export: %v", err)
+	}
+	for _, name := range []string{"export.json", "gone-00000.parquet"} {
+		if _, err := os.Stat(filepath.Join(out, name)); !os.IsNotExist(err) {
+			t.Errorf("%s is still in the export folder (%v)", name, err)
+		}
+	}
+	for _, name := range []string{export.ManifestFile, export.SuccessMarker} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
