@@ -204,12 +204,16 @@ func (f *shipNamesFn) ProcessElement(ctx context.Context, slice int, asksIt func
 }
 
 // readFeatures reads the rows of docs (sorted, distinct, all in slice)
-// and returns their features, in the same order, as phase 1 made them.
-func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64) ([]packed.Features, error) {
+// and returns their features, in the same order, as phase 1 made them,
+// adding their number to *reread. It runs on a lane's goroutine, so it
+// touches no Beam metric: a counter's first Inc in a bundle writes a map
+// of the bundle's that is not safe for concurrent use (seen: "fatal
+// error: concurrent map writes" in metrics.(*Counter).Inc with 2 lanes).
+func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, reread *int64) ([]packed.Features, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
-	verifyReread.Inc(ctx, int64(len(docs)))
+	*reread += int64(len(docs))
 	rows := make([]int64, len(docs))
 	for i, doc := range docs {
 		if verifySlice(doc) != slice {
@@ -275,9 +279,9 @@ func featuresFilesBySlice(names []string) (map[int][]featuresFile, error) {
 // (in order) first: only the files whose documents may include one of
 // docs are read, and of them only those documents' records. A document
 // none holds is read from the input.
-func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, fs []featuresFile) ([]packed.Features, error) {
+func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, slice int, docs []uint64, fs []featuresFile, reread *int64) ([]packed.Features, error) {
 	if len(fs) == 0 || len(docs) == 0 {
-		return readFeatures(ctx, inputs, cfg, slice, docs)
+		return readFeatures(ctx, inputs, cfg, slice, docs, reread)
 	}
 	found := make(map[uint64]packed.Features, len(docs))
 	for i, fl := range fs {
@@ -305,7 +309,7 @@ func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config,
 			missing = append(missing, d)
 		}
 	}
-	more, err := readFeatures(ctx, inputs, cfg, slice, missing)
+	more, err := readFeatures(ctx, inputs, cfg, slice, missing, reread)
 	if err != nil {
 		return nil, err
 	}
@@ -369,8 +373,13 @@ func (f *verifySliceFn) ProcessElement(ctx context.Context, home int, jobsIt fun
 	n := hold(f.Lanes, &jobsIt)
 	names := drainStrings(namesIt)
 	return f.lanes.timed(ctx, n, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
-		jobs, vs, err := f.verify(ctx, home, jobsIt, names)
+		// On a lane's goroutine: the counters are added to in the out
+		// below, on the bundle's.
+		jobs, vs, reread, err := f.verify(ctx, home, jobsIt, names)
 		return func(ctx context.Context, emit verifyEmit) error {
+			if reread > 0 {
+				verifyReread.Inc(ctx, reread)
+			}
 			out := bundleBatcher(&f.out, ctx, "verified", f.Partitions, emit.pairs)
 			var checked, pruned int64
 			for i, v := range vs {
@@ -396,14 +405,14 @@ const verifyChunk = 4096
 // verify returns the home slice's jobs in a fixed order and their
 // verifications: the pairs of one partner slice at a time, each on up to
 // Lanes goroutines, since a small crawl is one slice.
-func (f *verifySliceFn) verify(ctx context.Context, home int, jobsIt func(*[]byte) bool, names []string) ([]packed.Job, []packed.Verified, error) {
-	jobs, err := decodeBatches(jobsIt, packed.AppendJobs)
+func (f *verifySliceFn) verify(ctx context.Context, home int, jobsIt func(*[]byte) bool, names []string) (jobs []packed.Job, vs []packed.Verified, reread int64, err error) {
+	jobs, err = decodeBatches(jobsIt, packed.AppendJobs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	files, err := featuresFilesBySlice(names)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	need := make(map[int][]uint64)
 	for _, j := range jobs {
@@ -421,12 +430,12 @@ func (f *verifySliceFn) verify(ctx context.Context, home int, jobsIt func(*[]byt
 		return cmp.Or(cmp.Compare(partnerSlice(x.Pair, home), partnerSlice(y.Pair, home)), packed.ComparePairs(x.Pair, y.Pair))
 	})
 	held := newHeldFeatures(f.Linking.Verification == settings.VerifyDense)
-	own, err := sliceFeatures(ctx, f.Inputs, f.Settings, home, need[home], files[home])
+	own, err := sliceFeatures(ctx, f.Inputs, f.Settings, home, need[home], files[home], &reread)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	held.add(own)
-	vs := make([]packed.Verified, len(jobs))
+	vs = make([]packed.Verified, len(jobs))
 	for i := 0; i < len(jobs); {
 		partner := partnerSlice(jobs[i].Pair, home)
 		n := i + 1
@@ -435,18 +444,18 @@ func (f *verifySliceFn) verify(ctx context.Context, home int, jobsIt func(*[]byt
 		}
 		var theirs []packed.Features
 		if partner != home {
-			if theirs, err = sliceFeatures(ctx, f.Inputs, f.Settings, partner, need[partner], files[partner]); err != nil {
-				return nil, nil, err
+			if theirs, err = sliceFeatures(ctx, f.Inputs, f.Settings, partner, need[partner], files[partner], &reread); err != nil {
+				return nil, nil, 0, err
 			}
 			held.add(theirs)
 		}
 		if err := f.verifyEach(jobs[i:n], vs[i:n], held); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		held.drop(theirs)
 		i = n
 	}
-	return jobs, vs, nil
+	return jobs, vs, reread, nil
 }
 
 // verifyEach verifies jobs into vs on up to Lanes goroutines.

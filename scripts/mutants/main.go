@@ -65,6 +65,14 @@ var mutations = []mutation{
 		run:  "TestExportReplacesALegacyExport",
 	},
 	{
+		name: "verify: readFeatures adds to a Beam counter on a lane's goroutine",
+		file: "transforms/verify.go",
+		old:  "*reread += int64(len(docs))",
+		new:  "verifyReread.Inc(ctx, int64(len(docs)))",
+		pkgs: []string{"./transforms"},
+		run:  "TestReadFeaturesTouchesNoMetric",
+	},
+	{
 		name: "policy: containment compared with > at the threshold",
 		file: "clustering/policy/policy.go",
 		old:  "return p.Containment > 0 && maxContainment(e) >= p.Containment",

@@ -1,0 +1,44 @@
+package transforms
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+
+	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/settings"
+)
+
+// readFeatures runs on verifySliceFn's lanes, goroutines of its own, and
+// a Beam counter's first Inc in a bundle writes a map of the bundle's
+// that is not safe for concurrent use: two lanes reading at once ended a
+// golden run with "fatal error: concurrent map writes". So it counts the
+// documents it reread into its caller's total, and the bundle's
+// goroutine adds that to the counter; it touches no metric itself.
+func TestReadFeaturesTouchesNoMetric(t *testing.T) {
+	ctx := metrics.SetPTransformID(metrics.SetBundleID(context.Background(), "bundle"), "verify")
+	in := InputFile{Index: 0, Path: "../testdata/crawl/part-00000.parquet"}
+	slice := verifySlice(crawl.DocID(0, 0))
+	var docs []uint64
+	for r := int64(0); r < 40; r++ {
+		if d := crawl.DocID(0, r); verifySlice(d) == slice {
+			docs = append(docs, d)
+		}
+	}
+	var reread int64
+	fs, err := readFeatures(ctx, []InputFile{in}, settings.Default(), slice, docs, &reread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != len(docs) || reread != int64(len(docs)) {
+		t.Fatalf("read %d features and counted %d rereads of %d documents", len(fs), reread, len(docs))
+	}
+	var touched []string
+	for _, c := range metrics.ResultsExtractor(ctx).AllMetrics().Counters() {
+		touched = append(touched, c.Key.Name)
+	}
+	if len(touched) > 0 {
+		t.Fatalf("readFeatures added to the bundle's counters %v: they are not safe on a lane's goroutine", touched)
+	}
+}
