@@ -8,13 +8,14 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/util/reflectx"
 )
 
-// registerDoFn registers a structural DoFn's type, and the struct types
-// of its ProcessElement's parameters and results, so that a worker that
-// shares nothing with the launcher finds them by name. Its init() first
+// registerDoFn registers a structural DoFn's type, so that a worker that
+// shares nothing with the launcher finds it by name. Its init() first
 // registers a generated caller for each of its lifecycle methods'
-// signatures with register.FunctionNxM (fn.ProcessElement and so on), and
-// registerDoFn panics naming the method if one is missing, so that Beam
-// never falls back to reflection (which --beam_strict refuses too).
+// signatures with register.FunctionNxM (fn.ProcessElement and so on),
+// which registers the struct types among the method's parameters and
+// results too, and registerDoFn panics naming the method if one is
+// missing, so that Beam never falls back to reflection (which
+// --beam_strict refuses too).
 //
 // Why not register.DoFnNxM, which does both in one call: every
 // instantiation of it also instantiates Beam's StartBundle and
@@ -41,26 +42,8 @@ func registerDoFn(fn any) {
 			panic(fmt.Sprintf("registerDoFn: %v.%s has no registered caller: register.FunctionNxM(fn.%s) first", t, name, name))
 		}
 	}
-	beam.RegisterType(t.Elem())
-	pe, ok := t.MethodByName("ProcessElement")
-	if !ok {
+	if _, ok := t.MethodByName("ProcessElement"); !ok {
 		panic(fmt.Sprintf("registerDoFn: %v has no ProcessElement method", t))
 	}
-	// pe.Type's first parameter is the receiver.
-	for i := 1; i < pe.Type.NumIn(); i++ {
-		registerStruct(pe.Type.In(i))
-	}
-	for i := 0; i < pe.Type.NumOut(); i++ {
-		registerStruct(pe.Type.Out(i))
-	}
-}
-
-// registerStruct registers t, or what t points to, if it is a struct.
-func registerStruct(t reflect.Type) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() == reflect.Struct {
-		beam.RegisterType(t)
-	}
+	beam.RegisterType(t.Elem())
 }

@@ -155,7 +155,7 @@ def canon(v, null_nan=False):
     raise TypeError(f"no canonical form for {type(v).__name__} {v!r}")
 
 
-def sorted_rows(columns, rows, null_nan=False):
+def sorted_rows(rows, null_nan=False):
     out = [tuple(canon(v, null_nan) for v in r) for r in rows]
     out.sort(key=repr)
     return out
@@ -204,7 +204,7 @@ def check_folder(name, folder, glob, documented, readers, con):
     """Checks one table (or export) folder with every reader; returns the failures."""
     failures = []
     want_cols, want_types, want_rows = read_duckdb(con, glob)
-    want = sorted_rows(want_cols, want_rows)
+    want = sorted_rows(want_rows)
     if documented is not None:
         if set(documented) != set(want_cols):
             failures.append(f"{name}: columns {sorted(want_cols)}, docs/tables.md {sorted(documented)}")
@@ -229,7 +229,7 @@ def check_folder(name, folder, glob, documented, readers, con):
                 if reader == "pandas" and dt in ("BIGINT", "INTEGER") and t in PANDAS_FLOAT:
                     bad.append(f"column {c} ({dt}) read as {t}")
         if cols == want_cols:
-            diff = first_difference(cols, sorted_rows(cols, rows, null_nan=(reader == "pandas")), want)
+            diff = first_difference(cols, sorted_rows(rows, null_nan=(reader == "pandas")), want)
             if diff:
                 bad.append(diff)
         if bad:
