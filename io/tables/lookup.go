@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -23,9 +24,31 @@ import (
 // LookupFile is one shard opened for lookups. It is not safe for
 // concurrent use.
 type LookupFile struct {
-	Name string
-	f    *parquet.File
-	r    io.Closer
+	Name   string
+	f      *parquet.File
+	r      io.Closer
+	blocks []block // most recently read first, at most cachedBlocks
+}
+
+// Rows are read and kept in aligned blocks of blockRows rows of a row
+// group, the cachedBlocks most recently read of each open file: a lookup
+// decodes each column's page holding its row whole anyway (a zstd page
+// of a docs shard holds hundreds of rows), so the rows beside it cost
+// little more to keep, and the next lookup of a key near it (a cluster's
+// members, the docs of a URL, a page of a server's listing) is served
+// without decoding the pages again. At most cachedBlocks*blockRows rows
+// a file, whatever the table's size.
+const (
+	blockRows    = 256
+	cachedBlocks = 8
+)
+
+// block is the rows [first, first+len) of a row group, read as one type.
+type block struct {
+	typ   reflect.Type
+	group int
+	first int64
+	rows  any // []T
 }
 
 // OpenLookup opens the shard name for lookups, reading its footer and
@@ -201,21 +224,11 @@ func FindAll[T any](l *LookupFile, col string, keys []parquet.Value) ([]T, error
 	if err != nil || len(hits) == 0 {
 		return nil, err
 	}
-	var out []T
-	groups := l.f.RowGroups()
-	for i := 0; i < len(hits); {
-		j := i + 1
-		for j < len(hits) && hits[j].group == hits[i].group {
-			j++
-		}
-		rows, err := readRows[T](groups[hits[i].group], hits[i:j])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", l.Name, err)
-		}
-		out = append(out, rows...)
-		i = j
+	rows, err := readRows[T](l, hits)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, err)
 	}
-	return out, nil
+	return rows, nil
 }
 
 // FindRange returns the rows of l from the first whose column col equals
@@ -231,7 +244,6 @@ func FindRange[T any](l *LookupFile, col string, key parquet.Value, offset, n in
 		total += h.end - h.first
 	}
 	var out []T
-	groups := l.f.RowGroups()
 	for _, h := range hits {
 		size := h.end - h.first
 		if offset >= size {
@@ -239,7 +251,7 @@ func FindRange[T any](l *LookupFile, col string, key parquet.Value, offset, n in
 			continue
 		}
 		end := min(h.end, h.first+offset+n-int64(len(out)))
-		rows, err := readRows[T](groups[h.group], []hit{{h.group, h.first + offset, end}})
+		rows, err := readRows[T](l, []hit{{h.group, h.first + offset, end}})
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", l.Name, err)
 		}
@@ -251,31 +263,88 @@ func FindRange[T any](l *LookupFile, col string, key parquet.Value, offset, n in
 	return out, total, nil
 }
 
-// readRows reads the rows of runs, ascending, of one row group: each
-// column's pages that hold them, found by its offset index, through one
-// reader, which serves a page it has decoded again to the next run in it.
-func readRows[T any](rg parquet.RowGroup, runs []hit) ([]T, error) {
-	rd := parquet.NewGenericRowGroupReader[T](rg)
-	defer rd.Close()
+// readRows reads the rows of runs, ascending: each run's rows copied from
+// the blocks that hold them, a block not kept read through one reader of
+// its row group, which serves a page it has decoded again to the next
+// block in it. The rows share their slices and pointers with the kept
+// blocks: callers read them, never change what they point to.
+func readRows[T any](l *LookupFile, runs []hit) ([]T, error) {
 	var n int64
 	for _, h := range runs {
 		n += h.end - h.first
 	}
-	rows := make([]T, n)
-	at := rows
+	out := make([]T, 0, n)
+	typ := reflect.TypeFor[T]()
+	groups := l.f.RowGroups()
+	var rd *parquet.GenericReader[T]
+	rdGroup := -1
+	defer func() {
+		if rd != nil {
+			rd.Close()
+		}
+	}()
 	for _, h := range runs {
-		if err := rd.SeekToRow(h.first); err != nil {
-			return nil, err
+		for at := h.first; at < h.end; {
+			first := at - at%blockRows
+			rows, ok := l.kept(typ, h.group, first)
+			if !ok {
+				rg := groups[h.group]
+				if rdGroup != h.group {
+					if rd != nil {
+						rd.Close()
+					}
+					rd, rdGroup = parquet.NewGenericRowGroupReader[T](rg), h.group
+				}
+				r, err := readBlock(rd, first, min(first+blockRows, rg.NumRows()))
+				if err != nil {
+					return nil, err
+				}
+				l.keep(block{typ, h.group, first, r})
+				rows = r
+			}
+			b := rows.([]T)
+			end := min(h.end, first+int64(len(b)))
+			out = append(out, b[at-first:end-first]...)
+			at = end
 		}
-		want := int(h.end - h.first)
-		got, err := rd.Read(at[:want])
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if got != want {
-			return nil, fmt.Errorf("rows %d to %d: read %d", h.first, h.end, got)
-		}
-		at = at[want:]
+	}
+	return out, nil
+}
+
+// readBlock reads the rows [first, end) through rd.
+func readBlock[T any](rd *parquet.GenericReader[T], first, end int64) ([]T, error) {
+	if err := rd.SeekToRow(first); err != nil {
+		return nil, err
+	}
+	rows := make([]T, end-first)
+	got, err := rd.Read(rows)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if got != len(rows) {
+		return nil, fmt.Errorf("rows %d to %d: read %d", first, end, got)
 	}
 	return rows, nil
+}
+
+// kept returns the rows of a kept block, moving it to the front.
+func (l *LookupFile) kept(typ reflect.Type, group int, first int64) (any, bool) {
+	for i, b := range l.blocks {
+		if b.typ == typ && b.group == group && b.first == first {
+			copy(l.blocks[1:i+1], l.blocks[:i])
+			l.blocks[0] = b
+			return b.rows, true
+		}
+	}
+	return nil, false
+}
+
+// keep puts b in front of the kept blocks, forgetting the least recently
+// used past cachedBlocks.
+func (l *LookupFile) keep(b block) {
+	if len(l.blocks) < cachedBlocks {
+		l.blocks = append(l.blocks, block{})
+	}
+	copy(l.blocks[1:], l.blocks)
+	l.blocks[0] = b
 }

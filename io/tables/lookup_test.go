@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -113,6 +115,97 @@ func TestLookupReadsFewPages(t *testing.T) {
 	t.Logf("a %d-byte shard: %d bytes read to open it, %d to find a key's rows", size, opened, read)
 	if read > size/8 {
 		t.Errorf("the lookup read %d bytes of a %d-byte shard", read, size)
+	}
+}
+
+// TestKeptBlocks: lookups served partly from the blocks a file keeps
+// answer as a scan does, in random order across row groups (of 1,000
+// rows, so blocks end where groups do) and past the blocks kept, and a
+// lookup next to the last one reads no more of the file.
+func TestKeptBlocks(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	var members []Member
+	for c := int64(0); len(members) < 9_500; c++ {
+		for range 1 + r.IntN(4) {
+			members = append(members, Member{ClusterID: c, DocID: int64(len(members)), Sweep: "s", Sketch: []int64{c}})
+		}
+	}
+	name := filepath.Join(t.TempDir(), "part-00000.parquet")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[Member](f, parquet.MaxRowsPerRowGroup(1000), parquet.PageBufferSize(2048))
+	if _, err := w.Write(members); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cr := &countingReaderAt{}
+	var size int64
+	if cr.r, size, err = openCounted(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(cr, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pf.RowGroups()) < 9 {
+		t.Fatalf("%d row groups", len(pf.RowGroups()))
+	}
+	l := &LookupFile{Name: name, f: pf, r: cr}
+	last := members[len(members)-1].ClusterID
+	for range 3000 {
+		c := r.Int64N(last + 2)
+		var want []Member
+		for _, m := range members {
+			if m.ClusterID == c || m.ClusterID == c+1 {
+				want = append(want, m)
+			}
+		}
+		got, err := FindAll[Member](l, "cluster_id", []parquet.Value{Int64Key(c), Int64Key(c + 1)})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("clusters %d and %d: %d rows, a scan %d (%v)", c, c+1, len(got), len(want), err)
+		}
+		if off := r.Int64N(int64(len(want)) + 1); len(want) > 0 && want[0].ClusterID == c {
+			n := 0
+			for n < len(want) && want[n].ClusterID == c {
+				n++
+			}
+			got, total, err := FindRange[Member](l, "cluster_id", Int64Key(c), off, 2)
+			if w := want[min(off, int64(n)):min(off+2, int64(n))]; err != nil || total != int64(n) || len(got) != len(w) || len(w) > 0 && !reflect.DeepEqual(got, w) {
+				t.Fatalf("FindRange %d from %d: %v of %d, want %v (%v)", c, off, got, total, w, err)
+			}
+		}
+		if len(l.blocks) > cachedBlocks {
+			t.Fatalf("%d blocks kept", len(l.blocks))
+		}
+	}
+	// A block's rows, then its neighbour's: the second reads only the
+	// key column's page (the block is kept).
+	i := 4321 - 4321%blockRows + 10
+	if _, err := Find[Member](l, "cluster_id", Int64Key(members[i].ClusterID)); err != nil {
+		t.Fatal(err)
+	}
+	before := cr.n
+	if _, err := Find[Member](l, "cluster_id", Int64Key(members[i+20].ClusterID)); err != nil {
+		t.Fatal(err)
+	}
+	again := cr.n - before
+	fresh := &countingReaderAt{r: cr.r}
+	pf2, err := parquet.OpenFile(fresh, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := fresh.n
+	if _, err := Find[Member](&LookupFile{Name: name, f: pf2, r: fresh}, "cluster_id", Int64Key(members[i+20].ClusterID)); err != nil {
+		t.Fatal(err)
+	}
+	if cold := fresh.n - opened; again*3 > cold {
+		t.Errorf("the neighbour's lookup read %d bytes, %d without the kept block", again, cold)
 	}
 }
 

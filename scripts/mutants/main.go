@@ -171,6 +171,24 @@ var mutations = []mutation{
 		run:  "TestFindAgainstScan",
 	},
 	{
+		name: "lookup: a kept block served for another row group's rows",
+		file: "io/tables/lookup.go",
+		old:  `if b.typ == typ && b.group == group && b.first == first {`,
+		new:  `if b.typ == typ && b.first == first {`,
+		pkgs: []string{"./io/tables"},
+		run:  "TestKeptBlocks",
+	},
+	{
+		name: "lookup: blocks read are not kept",
+		file: "io/tables/lookup.go",
+		old: `	copy(l.blocks[1:], l.blocks)
+	l.blocks[0] = b`,
+		new: `	copy(l.blocks[1:], l.blocks)
+	l.blocks[0] = block{}`,
+		pkgs: []string{"./io/tables"},
+		run:  "TestKeptBlocks",
+	},
+	{
 		name: "members: a cluster's kept document not first",
 		file: "io/tables/tables.go",
 		old:  `-cmpBool(x.kept(), y.kept())`,
