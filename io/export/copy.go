@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/io/tables"
 )
 
 // Copy writes to dst the rows lo to lo+len(marks) of the Parquet file src
@@ -57,9 +58,7 @@ func Copy(ctx context.Context, src, dst string, lo int64, marks []Code, add Adde
 	// writer would use instead of its Compression option.
 	codec := zstdCodec
 	opts := []parquet.WriterOption{parquet.NewSchema(schema.Name(), recompressed{schema, codec}), parquet.Compression(codec)}
-	for _, kv := range f.Metadata().KeyValueMetadata {
-		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
-	}
+	opts = append(opts, keyValues(f, schema)...)
 	w := parquet.NewWriter(out, opts...)
 	written, pending, row := int64(0), int64(0), lo
 	// kept is a slice of its own: ReadRows reuses each buf[i]'s memory,
@@ -130,6 +129,27 @@ func Copy(ctx context.Context, src, dst string, lo int64, marks []Code, add Adde
 		return 0, fmt.Errorf("%s: %w", dst, err)
 	}
 	return written, nil
+}
+
+// keyValues are the key-value metadata of an export file copied from f
+// with schema (the input's and the added columns): the input's, with
+// pandas told the dtypes of the nullable integer columns, ours and any of
+// the input's it did not know of (tables.PandasMetadata), so that
+// pd.read_parquet reads the added ids exactly.
+func keyValues(f *parquet.File, schema *parquet.Schema) []parquet.WriterOption {
+	var opts []parquet.WriterOption
+	existing := ""
+	for _, kv := range f.Metadata().KeyValueMetadata {
+		if kv.Key == tables.PandasKey {
+			existing = kv.Value
+			continue
+		}
+		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+	}
+	if md, ok := tables.PandasMetadata(schema, existing); ok {
+		opts = append(opts, parquet.KeyValueMetadata(tables.PandasKey, md))
+	}
+	return opts
 }
 
 // Concat writes to dst the row groups of the Parquet files parts (Copy's

@@ -406,17 +406,22 @@ func WriteEach[T any](ctx context.Context, name string, n int, fill func(buf []T
 // by which a lookup (OpenLookup) reads only the pages that may hold its
 // key. The urls table's page bounds keep 256 bytes of each URL rather
 // than 16, which would be the scheme and host of most of a page's URLs
-// and tell its pages apart no better than its row group's.
+// and tell its pages apart no better than its row group's. A table with
+// nullable integer columns says so to pandas (pandasMetadata).
 func writerOptions[T any]() []parquet.WriterOption {
+	var opts []parquet.WriterOption
 	if _, ok := any(*new(T)).(URL); ok {
-		return []parquet.WriterOption{parquet.ColumnIndexSizeLimit(func(path []string) int {
+		opts = append(opts, parquet.ColumnIndexSizeLimit(func(path []string) int {
 			if len(path) == 1 && path[0] == "url" {
 				return 256
 			}
 			return parquet.DefaultColumnIndexSizeLimit
-		})}
+		}))
 	}
-	return nil
+	if md := pandasMetadata[T](); md != "" {
+		opts = append(opts, parquet.KeyValueMetadata(PandasKey, md))
+	}
+	return opts
 }
 
 // countingWriter counts the bytes written through it.

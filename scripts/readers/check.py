@@ -240,9 +240,92 @@ def check_folder(name, folder, glob, documented, readers, con):
     return failures
 
 
+def readme_queries(path):
+    """The SQL statements of the README's duckdb-queries block, each with
+    its table files ('/tmp/neardup-out/T/*.parquet') named as tables (T)."""
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r"<!-- duckdb-queries -->(.*?)<!-- /duckdb-queries -->", text, re.S)
+    if not m:
+        raise SystemExit(f"{path}: no duckdb-queries block")
+    sql = "\n".join(l for l in m.group(1).splitlines() if not l.startswith("```"))
+    out = []
+    for stmt in sql.split(";"):
+        lines = [l for l in stmt.strip().splitlines() if not l.strip().startswith("--")]
+        q = "\n".join(lines).strip()
+        if q:
+            out.append(re.sub(r"'/tmp/neardup-out/(\w+)/\*\.parquet'", r"\1", q))
+    return out
+
+
+def answer_difference(got, want, null_nan):
+    """How a query's answer differs from DuckDB's, row by row in the order
+    the query gives (each README query orders its rows fully), or None.
+    Every value must be equal, except that floats may differ by 0.01: the
+    README rounds what it shows to two decimals, and the engines round a
+    value at a half differently (DuckDB away from zero on the scaled
+    double, Spark half up on its exact decimal value, polars otherwise), so
+    round(x, 2) of one value can be 0.62 in one and 0.63 in another."""
+    if len(got) != len(want):
+        return f"{len(got)} rows, DuckDB {len(want)}"
+    for n, (g, w) in enumerate(zip(got, want)):
+        g, w = [canon(v, null_nan) for v in g], [canon(v) for v in w]
+        if len(g) != len(w):
+            return f"row {n}: {len(g)} columns, DuckDB {len(w)}"
+        for k, (a, b) in enumerate(zip(g, w)):
+            if a == b:
+                continue
+            if a and b and a[0] == b[0] == "f" and abs(float.fromhex(a[1]) - float.fromhex(b[1])) <= 0.01 + 1e-12:
+                continue
+            return f"row {n}, column {k + 1}: {a!r}, DuckDB {b!r}"
+    return None
+
+
+def check_queries(output, queries, tables, spark):
+    """Runs each query over each reader's tables and compares the answer
+    with DuckDB's over the files; returns the failures. pandas' and
+    pyarrow's tables are queried by DuckDB's engine (they have no SQL of
+    their own), polars' by polars' SQL, Spark's by Spark SQL."""
+    failures = []
+    ref = duckdb.connect()
+    for t in tables:
+        ref.sql(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{os.path.join(output, t, '*.parquet')}')")
+    frames = {"pandas": duckdb.connect(), "pyarrow": duckdb.connect()}
+    pl_frames = {}
+    for t in tables:
+        folder = os.path.join(output, t)
+        frames["pandas"].register(t, pd.read_parquet(folder))
+        frames["pyarrow"].register(t, ds.dataset(folder, format="parquet").to_table())
+        pl_frames[t] = pl.scan_parquet(os.path.join(folder, "*.parquet"))
+        spark.read.parquet(folder).createOrReplaceTempView(t)
+    ctx = pl.SQLContext(pl_frames)
+    runs = [
+        ("pandas", lambda q: frames["pandas"].sql(q).fetchall()),
+        ("pyarrow", lambda q: frames["pyarrow"].sql(q).fetchall()),
+        ("polars", lambda q: ctx.execute(q).collect().rows()),
+        ("spark", lambda q: [tuple(r) for r in spark.sql(q).collect()]),
+    ]
+    for i, q in enumerate(queries, 1):
+        want = ref.sql(q).fetchall()
+        for reader, run in runs:
+            try:
+                got = run(q)
+            except Exception as e:
+                failures.append(f"README query {i}: {reader} cannot run it: {str(e).splitlines()[0]}")
+                print(f"FAIL query {i:<6} {reader:8} cannot run it")
+                continue
+            diff = answer_difference(got, want, null_nan=(reader == "pandas"))
+            if diff:
+                failures.append(f"README query {i}: {reader}: {diff}")
+                print(f"FAIL query {i:<6} {reader:8} {diff}")
+            else:
+                print(f"ok   query {i:<6} {reader:8} {len(got)} rows")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tables-doc", required=True)
+    ap.add_argument("--readme", help="run this README's duckdb-queries block in every reader too")
     ap.add_argument("output")
     ap.add_argument("export", nargs="?")
     args = ap.parse_args()
@@ -278,6 +361,8 @@ def main():
         if t not in documented:
             failures.append(f"{t}: not a table of docs/tables.md")
         failures += check_folder(t, folder, os.path.join(folder, "*.parquet"), documented.get(t), readers, con)
+    if args.readme:
+        failures += check_queries(args.output, readme_queries(args.readme), tables, spark)
     if args.export:
         failures += check_folder("export", args.export, os.path.join(args.export, "*.parquet"), None, readers, con)
     spark.stop()
