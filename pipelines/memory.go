@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -45,13 +46,22 @@ func neededBytes(textBytes int64) int64 {
 const followFromBytesPerTextByte = 0.45
 
 // readFooters sums, over files, the rows and the text (or HTML) column's
-// size before compression (crawl.Split.ContentBytes) from their footers,
+// size before compression (crawl.Split.ContentBytes) from their footers
+// (a JSON lines file's text from its size, its rows uncounted),
 // reading 16 at a time (a cluster's object store answers each in tens of
 // ms). Files it cannot read count for nothing: the pipeline reports them.
 func readFooters(ctx context.Context, files []string, cols crawl.Columns) (rows, textBytes int64) {
 	type sum struct{ rows, text int64 }
 	sums := make([]sum, len(files))
 	fanout.Each(len(files), 16, func(i int) error {
+		if crawl.IsJSONLines(files[i]) {
+			// No footer counts its rows: reading it through here would
+			// read the crawl on the launcher. Its size says enough.
+			if size, err := store.Size(ctx, files[i]); err == nil {
+				sums[i].text = crawl.JSONLinesTextBytes(files[i], size)
+			}
+			return nil
+		}
 		splits, err := crawl.Splits(ctx, i, files[i], cols)
 		if err != nil {
 			return nil // a file not read here fails the job, or is skipped there

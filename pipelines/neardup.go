@@ -24,6 +24,7 @@ import (
 	"github.com/neardup/neardup/hashing/fingerprint"
 	"github.com/neardup/neardup/internal/progress"
 	_ "github.com/neardup/neardup/io/beamfs"
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
@@ -147,6 +148,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	out.Expect = expect(cfg, rows, cfg.Mode != settings.ModeSuperShingle)
+	out.Expect.Counted = jsonLines(files)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows}, func(s beam.Scope) { Build(s, inputFiles(m.Inputs, 0), cfg) })
 	return m, explain(err, cfg.Columns)
 }
@@ -195,6 +197,18 @@ func expect(cfg transforms.Config, docsRows int64, postings bool) output.Expect 
 		keys[tables.PostingsTable] = cfg.Partitions
 	}
 	return output.Expect{Keys: keys, DocsRows: docsRows}
+}
+
+// jsonLines are the files of files read as JSON lines, whose rows no
+// footer gave the launcher (output.Expect.Counted).
+func jsonLines(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if crawl.IsJSONLines(f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // watch is how a run reports its progress: the mode, and the input's rows

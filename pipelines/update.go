@@ -175,6 +175,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	out.Tables, cfg.TempDir, cfg.Write = cfg.Tables, out.TempDir, cfg.Tables
 	out.Expect = expect(cfg, indexRows+rows, true) // the index's rows and the new ones
+	out.Expect.Counted = jsonLines(newPaths)
 	m, err = execute(ctx, out, m, start, watch{opt.Progress, rows},
 		func(s beam.Scope) { BuildUpdate(s, inputs, index, cfg) })
 	return m, explain(err, cfg.Columns)

@@ -69,10 +69,32 @@ func (f *splitFn) ProcessElement(ctx context.Context, in InputFile, emit func(cr
 		}
 		return err
 	}
+	if crawl.IsJSONLines(in.Path) && f.TempDir != "" {
+		// No footer told the launcher its rows: Publish needs this count
+		// to prove every row has its docs row (output.Expect.Counted).
+		if err := recordInputRows(ctx, f.TempDir, in, splits); err != nil {
+			return err
+		}
+	}
 	for _, sp := range splits {
 		emit(sp)
 	}
 	return nil
+}
+
+// recordInputRows writes the rows of in counted by its splits under
+// tempDir, for Publish. The name is fixed by the file, so a retried bundle
+// rewrites the same record.
+func recordInputRows(ctx context.Context, tempDir string, in InputFile, splits []crawl.Split) error {
+	r := output.InputRows{Path: in.Path}
+	for _, sp := range splits {
+		r.Rows += sp.NumRows
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return store.WriteFile(ctx, store.Join(tempDir, output.InputRowsDir, fmt.Sprintf("%06d.json", in.Index)), b)
 }
 
 // recordBadFile notes a bad file or row group under the run's temporary

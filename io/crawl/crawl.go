@@ -1,6 +1,7 @@
 // Package crawl reads crawl dumps: Parquet tables with a text (or raw HTML)
-// column and optional url, id and date columns, as FineWeb and C4 publish
-// them. Work is cut by row group so one large file still spreads over every
+// column and optional url, id and date columns, as FineWeb publishes
+// them, and JSON lines (.jsonl, .json, .ndjson, plain or compressed as .gz
+// or .zst) with the same keys, as C4, Dolma and RedPajama do (jsonl.go). Work is cut by row group so one large file still spreads over every
 // worker, and every error names the file, and where it can, the row and
 // column.
 //
@@ -52,6 +53,11 @@ type Split struct {
 	ContentBytes int64
 	// Pin is the version of the file the run reads (zero: any).
 	Pin Pin
+	// Offset and Length are the bytes of an uncompressed JSON lines file
+	// that the split holds (Length -1: to the end, as for a compressed
+	// one), and FirstLine the number (from 1) of the line at Offset, for
+	// errors; zero for Parquet.
+	Offset, Length, FirstLine int64
 }
 
 // Pin is a version of a file: its size and its store's name for the
@@ -308,6 +314,9 @@ func Splits(ctx context.Context, fileIndex int, path string, cols Columns) ([]Sp
 // SplitsPinned is Splits of the version pin of the file: it, and every
 // read of its splits, fail with objstore.ErrChanged on any other.
 func SplitsPinned(ctx context.Context, fileIndex int, path string, pin Pin, cols Columns) ([]Split, error) {
+	if IsJSONLines(path) {
+		return jsonlSplits(ctx, fileIndex, path, pin, cols)
+	}
 	f, c, err := open(ctx, path, pin, false)
 	if err != nil {
 		return nil, err
@@ -340,6 +349,9 @@ func ReadSplit(ctx context.Context, sp Split, cols Columns, fn func(Row) error) 
 // readRows calls fn for n rows of the split from its skip-th on: the
 // pages before them are skipped where the file's page index allows.
 func readRows(ctx context.Context, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
+	if IsJSONLines(sp.Path) {
+		return jsonlRead(ctx, sp, skip, n, cols, fn)
+	}
 	f, c, err := open(ctx, sp.Path, sp.Pin, skip > 0)
 	if err != nil {
 		return err
@@ -463,6 +475,9 @@ func valueString(v parquet.Value) string {
 // the value of every row in file order (has[i] false for a null), for
 // ranking documents without reading their text (recluster --keep=max:C).
 func ReadScores(ctx context.Context, path, column string) (scores []float64, has []bool, err error) {
+	if IsJSONLines(path) {
+		return jsonlScores(ctx, path, column)
+	}
 	f, c, err := open(ctx, path, Pin{}, false)
 	if err != nil {
 		return nil, nil, err
@@ -518,6 +533,11 @@ func ReadScores(ctx context.Context, path, column string) (scores []float64, has
 // by side): it opens the file once, with its page index, and decodes only
 // the pages that hold the row.
 func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, error) {
+	if IsJSONLines(path) {
+		var found Row
+		err := jsonlRows(ctx, 0, path, Pin{}, []int64{row}, cols, func(_ Split, r Row) error { found = r; return nil })
+		return found, err
+	}
 	f, c, err := open(ctx, path, Pin{}, true)
 	if err != nil {
 		return Row{}, err
@@ -545,6 +565,9 @@ func ReadRow(ctx context.Context, path string, row int64, cols Columns) (Row, er
 func ReadRows(ctx context.Context, fileIndex int, path string, pin Pin, rows []int64, cols Columns, fn func(Split, Row) error) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if IsJSONLines(path) {
+		return jsonlRows(ctx, fileIndex, path, pin, rows, cols, fn)
 	}
 	f, c, err := open(ctx, path, pin, true)
 	if err != nil {

@@ -243,12 +243,57 @@ func (d *Dir) prove(ctx context.Context, metrics map[string]int64) (*proof, erro
 		docs, what = p.counts["rows_"+tables.DocsTable], "docs rows"
 		p.counts["docs_written"] = docs
 	}
-	p.counts["input_rows"] = d.Expect.DocsRows
-	if docs != d.Expect.DocsRows {
+	inputRows, err := d.countedRows(ctx, p.bad)
+	if err != nil {
+		return nil, err
+	}
+	inputRows += d.Expect.DocsRows
+	p.counts["input_rows"] = inputRows
+	if docs != inputRows {
 		// (A record listed late holds rows too.)
-		return nil, listed{fmt.Errorf("the run's tables hold %d %s for %d input rows: rows were lost or doubled; nothing was published", docs, what, d.Expect.DocsRows)}
+		return nil, listed{fmt.Errorf("the run's tables hold %d %s for %d input rows: rows were lost or doubled; nothing was published", docs, what, inputRows)}
 	}
 	return p, nil
+}
+
+// countedRows sums the rows that the split reader counted in the inputs
+// of d.Expect.Counted, from its records (InputRows); an input without a
+// record fails, unless bad lists it as a file that could not be read.
+func (d *Dir) countedRows(ctx context.Context, bad []BadFile) (int64, error) {
+	if len(d.Expect.Counted) == 0 {
+		return 0, nil
+	}
+	names, err := store.List(ctx, store.Join(d.TempDir, InputRowsDir, "*.json"))
+	if err != nil {
+		return 0, err
+	}
+	counted := map[string]int64{}
+	for _, name := range names {
+		b, err := store.ReadFile(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		var r InputRows
+		if err := json.Unmarshal(b, &r); err != nil {
+			return 0, fmt.Errorf("%s: %w", name, err)
+		}
+		counted[r.Path] = r.Rows
+	}
+	skipped := map[string]bool{}
+	for _, b := range bad {
+		if b.RowGroup < 0 {
+			skipped[b.Path] = true
+		}
+	}
+	var sum int64
+	for _, path := range d.Expect.Counted {
+		rows, ok := counted[path]
+		if !ok && !skipped[path] {
+			return 0, listed{fmt.Errorf("no count of the rows of %s: the split reader's record of it was lost; nothing was published", path)}
+		}
+		sum += rows
+	}
+	return sum, nil
 }
 
 // foreignEntries lists the top-level entries of dir that a neardup output

@@ -155,6 +155,22 @@ type Expect struct {
 	// a recluster's: its source's). Publish checks it against the docs
 	// shards' footers, or without a docs table against the tallied docs.
 	DocsRows int64
+	// Counted are the inputs whose rows no footer gave the launcher (JSON
+	// lines): the split reader's record of each (InputRows) adds its rows
+	// to DocsRows. A record missing fails the run, unless the file is
+	// listed bad as a whole.
+	Counted []string
+}
+
+// InputRowsDir is where, under the run's temporary folder, the split
+// reader records the rows it counted in each input file that has no
+// footer to say (Expect.Counted).
+const InputRowsDir = "_input_rows"
+
+// InputRows is the record of one such file: its path and its rows.
+type InputRows struct {
+	Path string `json:"path"`
+	Rows int64  `json:"rows"`
 }
 
 // verified checks the receipts of table against what was expected and
