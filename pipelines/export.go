@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
@@ -78,11 +77,6 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 		}
 		if err := workersReach(flagPath{"from's input", in.Path}); err != nil {
 			return nil, err // the workers copy its rows
-		}
-		if crawl.IsJSONLines(in.Path) {
-			// Its rows would be written as Parquet, in the input's place:
-			// not what a user of JSON lines asked for.
-			return nil, fmt.Errorf("input file %s of %s is JSON lines, and export writes Parquet only so far: convert the input to Parquet, or read the kept rows from the docs table (source_file, source_row, is_representative)", in.Path, opt.From)
 		}
 		files.Write = append(files.Write, i)
 		paths = append(paths, in.Path)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
@@ -77,6 +78,16 @@ type ExportFiles struct {
 	SliceRows int64
 }
 
+// sliceRows is the rows per slice of the input file at path: slice for
+// Parquet, the whole file for JSON lines, which can be read only from its
+// start (a compressed one) and is copied by one worker.
+func sliceRows(slice int64, path string) int64 {
+	if crawl.IsJSONLines(path) {
+		return 1 << 40
+	}
+	return slice
+}
+
 func (f ExportFiles) slice() int64 {
 	if f.SliceRows > 0 {
 		return f.SliceRows
@@ -106,7 +117,7 @@ func ExportMarks(s beam.Scope, shards beam.PCollection, files ExportFiles, rule 
 	if !sizes {
 		return marks
 	}
-	return beam.Flatten(s, marks, beam.ParDo(s, &clusterSizeFn{Slice: files.slice()}, beam.GroupByKey(s, clustered)))
+	return beam.Flatten(s, marks, beam.ParDo(s, &clusterSizeFn{Inputs: files.Inputs, Slice: files.slice()}, beam.GroupByKey(s, clustered)))
 }
 
 type exportMarksFn struct {
@@ -151,7 +162,7 @@ func (f *exportMarksFn) ProcessElement(ctx context.Context, shard string, emit, 
 			clustered.add(packed.Partition(uint64(*d.ClusterID), f.Partitions), m)
 			continue
 		}
-		direct.add(sliceKey(i, m.Row/f.Slice), m)
+		direct.add(sliceKey(i, m.Row/sliceRows(f.Slice, f.Inputs[i])), m)
 	}
 	// The shard's rows come in a fixed order, and so do the batches: the
 	// same elements on a retry.
@@ -224,7 +235,8 @@ func (b *markBatches) each(fn func(key int, batch []export.Mark)) {
 // member of each of its clusters, sets each mark's cluster size, and
 // emits them by file.
 type clusterSizeFn struct {
-	Slice int64 // rows per slice
+	Inputs []string
+	Slice  int64 // rows per slice
 }
 
 func (f *clusterSizeFn) ProcessElement(_ int, in func(*[]byte) bool, emit func(int, []byte)) error {
@@ -244,7 +256,10 @@ func (f *clusterSizeFn) ProcessElement(_ int, in func(*[]byte) bool, emit func(i
 	var out markBatches
 	for _, m := range marks {
 		m.Values.ClusterSize = size[m.Values.ClusterID]
-		out.add(sliceKey(m.File, m.Row/f.Slice), m)
+		if m.File < 0 || m.File >= len(f.Inputs) {
+			return fmt.Errorf("a mark of input file %d of %d", m.File, len(f.Inputs))
+		}
+		out.add(sliceKey(m.File, m.Row/sliceRows(f.Slice, f.Inputs[m.File])), m)
 	}
 	out.each(func(key int, b []export.Mark) { emit(key, export.Pack(b, true)) })
 	return nil
@@ -324,6 +339,9 @@ func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches fun
 func (f *exportSliceFn) copy(ctx context.Context, key int, batches func(*[]byte) bool) (int, []byte, error) {
 	i, slice := fromSliceKey(key)
 	path := f.Inputs[i]
+	if crawl.IsJSONLines(path) {
+		return f.copyJSONLines(ctx, i, path, batches)
+	}
 	n, err := tables.NumRows(ctx, path)
 	if err != nil {
 		return i, nil, err
@@ -374,6 +392,55 @@ func (f *exportSliceFn) copy(ctx context.Context, key int, batches func(*[]byte)
 		return i, nil, err
 	}
 	b, err = json.Marshal(exportPart{Slice: slice, Path: part, Counts: export.Tally(codes)})
+	return i, b, err
+}
+
+// copyJSONLines is copy of a JSON lines file, whole: no footer says its
+// rows, so they are the rows its marks name, and export.CopyJSONLines
+// fails if the file holds any other number.
+func (f *exportSliceFn) copyJSONLines(ctx context.Context, i int, path string, batches func(*[]byte) bool) (int, []byte, error) {
+	add := export.Added{Columns: f.Columns, Prefix: f.Prefix}
+	var codes []export.Code
+	var values []export.Values
+	var b []byte
+	for batches(&b) {
+		err := export.Unpack(b, func(m export.Mark) error {
+			if m.File != i || m.Row < 0 || m.Row >= 1<<40 {
+				return fmt.Errorf("%s: row %d of file %d reached the writer of file %d", path, m.Row, m.File, i)
+			}
+			for int64(len(codes)) <= m.Row {
+				codes = append(codes, export.Unseen)
+				if len(add.Columns) > 0 {
+					values = append(values, export.Values{})
+				}
+			}
+			if codes[m.Row] != export.Unseen {
+				return fmt.Errorf("%s: the docs table names row %d twice", path, m.Row)
+			}
+			codes[m.Row] = m.Code
+			if len(add.Columns) > 0 {
+				values[m.Row] = m.Values
+			}
+			return nil
+		})
+		if err != nil {
+			return i, nil, err
+		}
+	}
+	for row, c := range codes {
+		if c == export.Unseen {
+			return i, nil, fmt.Errorf("%s: the docs table has no row for row %d (of %d): the file changed since the run", path, row, len(codes))
+		}
+	}
+	part := store.Join(f.TempDir, export.PartsDir, fmt.Sprintf("%s.%06d", f.Names[i], 0))
+	err := withCopySlot(ctx, func() error {
+		_, err := export.CopyJSONLines(ctx, path, part, codes, add, values)
+		return err
+	})
+	if err != nil {
+		return i, nil, err
+	}
+	b, err = json.Marshal(exportPart{Slice: 0, Path: part, Counts: export.Tally(codes)})
 	return i, b, err
 }
 
@@ -430,11 +497,14 @@ func (f *exportJoinFn) ProcessElement(ctx context.Context, i int, in func(*[]byt
 // join joins file i's parts, which in holds, and returns the file's name.
 func (f *exportJoinFn) join(ctx context.Context, i int, in func(*[]byte) bool) (string, error) {
 	path := f.Inputs[i]
-	n, err := tables.NumRows(ctx, path)
-	if err != nil {
-		return "", err
+	want, n := int64(1), int64(1<<40) // a JSON lines file's one slice
+	if !crawl.IsJSONLines(path) {
+		var err error
+		if n, err = tables.NumRows(ctx, path); err != nil {
+			return "", err
+		}
+		want = max(1, (n+f.Slice-1)/f.Slice)
 	}
-	want := max(1, (n+f.Slice-1)/f.Slice)
 	parts := make([]string, want)
 	total := export.Counts{}
 	var b []byte

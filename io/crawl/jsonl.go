@@ -434,3 +434,41 @@ func jsonlScores(ctx context.Context, path, column string) (scores []float64, ha
 	}
 	return scores, has, nil
 }
+
+// JSONLinesCompression is how the JSON lines file at path is compressed,
+// by its name: "gzip", "zstd" or "" (none); ok is false for a file that is
+// not JSON lines.
+func JSONLinesCompression(path string) (codec string, ok bool) {
+	c, ok := jsonlKind(path)
+	switch c {
+	case gzipped:
+		return "gzip", ok
+	case zstded:
+		return "zstd", ok
+	}
+	return "", ok
+}
+
+// ReadLines calls fn with each row of the JSON lines file at path (at
+// version pin, when nonzero), in order: its index and the line as it is
+// in the file, without its line ending or surrounding blanks (valid until
+// fn returns). An export copies them as they are.
+func ReadLines(ctx context.Context, path string, pin Pin, fn func(row int64, line []byte) error) error {
+	f, err := openJSONL(ctx, path, pin, 0, -1, 1)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for row := int64(0); ; row++ {
+		line, _, err := f.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(row, line); err != nil {
+			return err
+		}
+	}
+}

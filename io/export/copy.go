@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 )
@@ -156,8 +157,12 @@ func keyValues(f *parquet.File, schema *parquet.Schema) []parquet.WriterOption {
 // slices of one input, of one schema), in order, with the first part's
 // schema and key-value metadata. parquet-go copies each row group's
 // compressed column chunks as they are, without decoding them. It
-// returns the rows written.
+// returns the rows written. JSON lines parts (CopyJSONLines') are joined
+// byte for byte, and their bytes returned.
 func Concat(ctx context.Context, parts []string, dst string) (int64, error) {
+	if crawl.IsJSONLines(dst) {
+		return concatBytes(ctx, parts, dst)
+	}
 	out, err := store.OpenWrite(ctx, dst)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", dst, err)

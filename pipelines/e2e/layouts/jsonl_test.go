@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,11 +19,15 @@ import (
 
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/internal/testing/pipelinetest"
+	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
 )
+
+// jsonlExts are the forms the sample's four files take, in order.
+var jsonlExts = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".json.gz"}
 
 // samplePage is a row of the sample crawl, every column of it.
 type samplePage struct {
@@ -46,7 +52,6 @@ func TestJSONLinesSameTables(t *testing.T) {
 		t.Fatalf("the sample crawl: %v, %v", files, err)
 	}
 	dir := t.TempDir()
-	exts := []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".json.gz"}
 	for i, f := range files {
 		rows, err := parquet.ReadFile[samplePage](f)
 		if err != nil {
@@ -62,18 +67,18 @@ func TestJSONLinesSameTables(t *testing.T) {
 		}
 		var out bytes.Buffer
 		switch {
-		case strings.HasSuffix(exts[i], ".gz"):
+		case strings.HasSuffix(jsonlExts[i], ".gz"):
 			w := gzip.NewWriter(&out)
 			w.Write(b.Bytes())
 			w.Close()
-		case strings.HasSuffix(exts[i], ".zst"):
+		case strings.HasSuffix(jsonlExts[i], ".zst"):
 			w, _ := zstd.NewWriter(&out)
 			w.Write(b.Bytes())
 			w.Close()
 		default:
 			out.Write(b.Bytes())
 		}
-		name := filepath.Join(dir, strings.TrimSuffix(filepath.Base(f), ".parquet")+exts[i])
+		name := filepath.Join(dir, strings.TrimSuffix(filepath.Base(f), ".parquet")+jsonlExts[i])
 		if err := os.WriteFile(name, out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -131,15 +136,79 @@ func sameAsParquet(t *testing.T, dir string, cfg transforms.Config) {
 	if err := sameRows(wantMembers, gotMembers, func(m *tables.Member) { m.SourceFile = stem(m.SourceFile) }); err != "" {
 		t.Errorf("members: %s", err)
 	}
-	// An export would write Parquet in the JSON lines' place: refused,
-	// saying so, before any job.
-	dedup := filepath.Join(t.TempDir(), "dedup")
-	if _, err := pipelines.Export(ctx, pipelines.ExportOptions{From: got.Dir, Output: dedup}); err == nil || !strings.Contains(err.Error(), "is JSON lines, and export writes Parquet only") {
-		t.Errorf("export of JSON lines input: %v", err)
+	// The export, in the input's format: the same kept rows, with the
+	// same added columns, in files named and compressed as their inputs.
+	if cfg.Verify != settings.VerifyNone {
+		return
 	}
-	if _, err := os.Stat(dedup); !os.IsNotExist(err) {
-		t.Errorf("the refused export left %s: %v", dedup, err)
+	add := export.Added{Columns: export.Columns, Prefix: export.DefaultPrefix}
+	wantExport, gotExport := filepath.Join(t.TempDir(), "dedup"), filepath.Join(t.TempDir(), "dedup")
+	for _, e := range []struct{ from, to string }{{want.Dir, wantExport}, {got.Dir, gotExport}} {
+		if _, err := pipelines.Export(ctx, pipelines.ExportOptions{From: e.from, Output: e.to, Add: add}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	var wantRows, gotRows []exportedPage
+	parquets, _ := filepath.Glob(filepath.Join(wantExport, "*.parquet"))
+	for _, f := range parquets {
+		rows, err := parquet.ReadFile[exportedPage](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRows = append(wantRows, rows...)
+	}
+	magic := map[string][]byte{".gz": {0x1f, 0x8b}, ".zst": {0x28, 0xb5, 0x2f, 0xfd}, ".jsonl": []byte("{")}
+	for _, ext := range jsonlExts {
+		name := filepath.Join(gotExport, "part-0000"+fmt.Sprint(slices.Index(jsonlExts, ext))+ext)
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatalf("the export of a %s file: %v", ext, err)
+		}
+		if m := magic[filepath.Ext(ext)]; !bytes.HasPrefix(raw, m) {
+			t.Errorf("%s begins % x, not % x", name, raw[:min(4, len(raw))], m)
+		}
+		var r io.Reader = bytes.NewReader(raw)
+		switch filepath.Ext(ext) {
+		case ".gz":
+			if r, err = gzip.NewReader(r); err != nil {
+				t.Fatal(err)
+			}
+		case ".zst":
+			zr, err := zstd.NewReader(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = zr
+		}
+		dec := json.NewDecoder(r)
+		dec.UseNumber()
+		for {
+			var p exportedPage
+			if err := dec.Decode(&p); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			gotRows = append(gotRows, p)
+		}
+	}
+	if len(wantRows) == 0 || len(wantRows) == 3000 {
+		t.Fatalf("the Parquet export holds %d rows: the comparison proves nothing", len(wantRows))
+	}
+	if err := sameRows(wantRows, gotRows, func(*exportedPage) {}); err != "" {
+		t.Errorf("export: %s", err)
+	}
+}
+
+// exportedPage is a row of an export of the sample crawl with every
+// added column.
+type exportedPage struct {
+	samplePage
+	DocID       int64    `parquet:"neardup_doc_id" json:"neardup_doc_id"`
+	ClusterID   *int64   `parquet:"neardup_cluster_id,optional" json:"neardup_cluster_id"`
+	ClusterSize int64    `parquet:"neardup_cluster_size" json:"neardup_cluster_size"`
+	KeptDocID   *int64   `parquet:"neardup_kept_doc_id,optional" json:"neardup_kept_doc_id"`
+	Resemblance *float64 `parquet:"neardup_resemblance_to_kept,optional" json:"neardup_resemblance_to_kept"`
 }
 
 // sameRows says how rows a and b differ, as sets, once norm has been
@@ -166,20 +235,23 @@ func sameRows[T any](a, b []T, norm func(*T)) string {
 }
 
 // deref is row r with its pointer fields replaced by what they point to,
-// so that rows print by value.
-func deref(r any) []any {
-	v := reflect.ValueOf(r)
-	out := make([]any, v.NumField())
-	for i := range out {
+// and its embedded structs by their fields, so that rows print by value.
+func deref(r any) []any { return derefValue(reflect.ValueOf(r)) }
+
+func derefValue(v reflect.Value) []any {
+	var out []any
+	for i := range v.NumField() {
 		f := v.Field(i)
-		if f.Kind() == reflect.Pointer {
-			if f.IsNil() {
-				out[i] = nil
-				continue
-			}
-			f = f.Elem()
+		switch {
+		case v.Type().Field(i).Anonymous && f.Kind() == reflect.Struct:
+			out = append(out, derefValue(f)...)
+		case f.Kind() == reflect.Pointer && f.IsNil():
+			out = append(out, nil)
+		case f.Kind() == reflect.Pointer:
+			out = append(out, f.Elem().Interface())
+		default:
+			out = append(out, f.Interface())
 		}
-		out[i] = f.Interface()
 	}
 	return out
 }
