@@ -15,7 +15,13 @@ equals DuckDB's: the same rows, in any order, with ints exact (an id read
 as a float64 is an error even where it happens to round to itself), floats
 to the last bit, nulls as nulls, lists element for element.
 
-    check.py --tables-doc docs/tables.md OUTPUT [EXPORT]
+    check.py --tables-doc docs/tables.md [--queries DOC.md ...] [--output NAME=DIR ...] OUTPUT [EXPORT]
+
+With --queries, every ```sql block of each file runs in each reader too
+(pandas' and pyarrow's tables queried by DuckDB's engine, polars' by
+polars' SQL, Spark's by Spark SQL) and must answer as DuckDB does over
+the files; the blocks' '/tmp/NAME/T/*.parquet' are table T of the
+output --output NAME=DIR gives (OUTPUT for /tmp/neardup-out).
 
 Prints one line per table and reader, and exits 1 if any reader read any
 table wrongly or not at all.
@@ -240,31 +246,15 @@ def check_folder(name, folder, glob, documented, readers, con):
     return failures
 
 
-def readme_queries(path):
-    """The SQL statements of the README's duckdb-queries block, each with
-    its table files ('/tmp/neardup-out/T/*.parquet') named as tables (T)."""
-    text = open(path, encoding="utf-8").read()
-    m = re.search(r"<!-- duckdb-queries -->(.*?)<!-- /duckdb-queries -->", text, re.S)
-    if not m:
-        raise SystemExit(f"{path}: no duckdb-queries block")
-    sql = "\n".join(l for l in m.group(1).splitlines() if not l.startswith("```"))
-    out = []
-    for stmt in sql.split(";"):
-        lines = [l for l in stmt.strip().splitlines() if not l.strip().startswith("--")]
-        q = "\n".join(lines).strip()
-        if q:
-            out.append(re.sub(r"'/tmp/neardup-out/(\w+)/\*\.parquet'", r"\1", q))
-    return out
-
-
 def answer_difference(got, want, null_nan):
     """How a query's answer differs from DuckDB's, row by row in the order
-    the query gives (each README query orders its rows fully), or None.
-    Every value must be equal, except that floats may differ by 0.01: the
-    README rounds what it shows to two decimals, and the engines round a
-    value at a half differently (DuckDB away from zero on the scaled
-    double, Spark half up on its exact decimal value, polars otherwise), so
-    round(x, 2) of one value can be 0.62 in one and 0.63 in another."""
+    the query gives (each documented query orders its rows fully), or
+    None. Every value must be equal, except that floats may differ by
+    0.01: the docs round what they show to two decimals, and the engines
+    round a value at a half differently (DuckDB away from zero on the
+    scaled double, Spark half up on its exact decimal value, polars
+    otherwise), so round(x, 2) of one value can be 0.62 in one and 0.63
+    in another."""
     if len(got) != len(want):
         return f"{len(got)} rows, DuckDB {len(want)}"
     for n, (g, w) in enumerate(zip(got, want)):
@@ -280,23 +270,53 @@ def answer_difference(got, want, null_nan):
     return None
 
 
-def check_queries(output, queries, tables, spark):
+def doc_queries(path):
+    """The SQL statements of every ```sql block of a Markdown file, as
+    (source, statement) pairs, source naming the file and the query's
+    number in it."""
+    text = open(path, encoding="utf-8").read()
+    out = []
+    for block in re.findall(r"```sql\n(.*?)```", text, re.S):
+        for stmt in block.split(";"):
+            lines = [l for l in stmt.strip().splitlines() if not l.strip().startswith("--")]
+            q = "\n".join(lines).strip()
+            if q:
+                out.append((f"{os.path.basename(path)} query {len(out) + 1}", q))
+    if not out:
+        raise SystemExit(f"{path}: no SQL blocks")
+    return out
+
+
+TABLE_FILES = re.compile(r"'/tmp/([\w.-]+)/(\w+)/\*\.parquet'")
+
+
+def view_name(output, table):
+    return re.sub(r"\W", "_", output) + "__" + table
+
+
+def check_queries(outputs, queries, spark):
     """Runs each query over each reader's tables and compares the answer
-    with DuckDB's over the files; returns the failures. pandas' and
-    pyarrow's tables are queried by DuckDB's engine (they have no SQL of
-    their own), polars' by polars' SQL, Spark's by Spark SQL."""
+    with DuckDB's over the files; returns the failures. A query's table
+    files ('/tmp/NAME/T/*.parquet', as the docs write them) are the table
+    T of outputs[NAME]. pandas' and pyarrow's tables are queried by
+    DuckDB's engine (they have no SQL of their own), polars' by polars'
+    SQL, Spark's by Spark SQL."""
     failures = []
+    used = sorted({m for _, q in queries for m in TABLE_FILES.findall(q)})
+    missing = [f"/tmp/{o}" for o, _ in used if o not in outputs]
+    if missing:
+        raise SystemExit(f"the queries read {', '.join(sorted(set(missing)))}: give --output NAME=DIR for each")
     ref = duckdb.connect()
-    for t in tables:
-        ref.sql(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{os.path.join(output, t, '*.parquet')}')")
     frames = {"pandas": duckdb.connect(), "pyarrow": duckdb.connect()}
     pl_frames = {}
-    for t in tables:
-        folder = os.path.join(output, t)
-        frames["pandas"].register(t, pd.read_parquet(folder))
-        frames["pyarrow"].register(t, ds.dataset(folder, format="parquet").to_table())
-        pl_frames[t] = pl.scan_parquet(os.path.join(folder, "*.parquet"))
-        spark.read.parquet(folder).createOrReplaceTempView(t)
+    for out, t in used:
+        folder = os.path.join(outputs[out], t)
+        v = view_name(out, t)
+        ref.sql(f"CREATE VIEW {v} AS SELECT * FROM read_parquet('{os.path.join(folder, '*.parquet')}')")
+        frames["pandas"].register(v, pd.read_parquet(folder))
+        frames["pyarrow"].register(v, ds.dataset(folder, format="parquet").to_table())
+        pl_frames[v] = pl.scan_parquet(os.path.join(folder, "*.parquet"))
+        spark.read.parquet(folder).createOrReplaceTempView(v)
     ctx = pl.SQLContext(pl_frames)
     runs = [
         ("pandas", lambda q: frames["pandas"].sql(q).fetchall()),
@@ -304,28 +324,31 @@ def check_queries(output, queries, tables, spark):
         ("polars", lambda q: ctx.execute(q).collect().rows()),
         ("spark", lambda q: [tuple(r) for r in spark.sql(q).collect()]),
     ]
-    for i, q in enumerate(queries, 1):
+    for name, q in queries:
+        q = TABLE_FILES.sub(lambda m: view_name(m.group(1), m.group(2)), q)
         want = ref.sql(q).fetchall()
         for reader, run in runs:
             try:
                 got = run(q)
             except Exception as e:
-                failures.append(f"README query {i}: {reader} cannot run it: {str(e).splitlines()[0]}")
-                print(f"FAIL query {i:<6} {reader:8} cannot run it")
+                failures.append(f"{name}: {reader} cannot run it: {str(e).splitlines()[0]}")
+                print(f"FAIL {name:24} {reader:8} cannot run it")
                 continue
             diff = answer_difference(got, want, null_nan=(reader == "pandas"))
             if diff:
-                failures.append(f"README query {i}: {reader}: {diff}")
-                print(f"FAIL query {i:<6} {reader:8} {diff}")
+                failures.append(f"{name}: {reader}: {diff}")
+                print(f"FAIL {name:24} {reader:8} {diff}")
             else:
-                print(f"ok   query {i:<6} {reader:8} {len(got)} rows")
+                print(f"ok   {name:24} {reader:8} {len(got)} rows")
     return failures
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tables-doc", required=True)
-    ap.add_argument("--readme", help="run this README's duckdb-queries block in every reader too")
+    ap.add_argument("--queries", action="append", default=[], help="a Markdown file whose ```sql blocks every reader runs too (repeatable)")
+    ap.add_argument("--output", dest="outputs", action="append", default=[], metavar="NAME=DIR",
+                    help="the output the queries' '/tmp/NAME/...' files stand for (OUTPUT stands for /tmp/neardup-out)")
     ap.add_argument("output")
     ap.add_argument("export", nargs="?")
     args = ap.parse_args()
@@ -361,8 +384,10 @@ def main():
         if t not in documented:
             failures.append(f"{t}: not a table of docs/tables.md")
         failures += check_folder(t, folder, os.path.join(folder, "*.parquet"), documented.get(t), readers, con)
-    if args.readme:
-        failures += check_queries(args.output, readme_queries(args.readme), tables, spark)
+    if args.queries:
+        outputs = {"neardup-out": args.output}
+        outputs.update(o.split("=", 1) for o in args.outputs)
+        failures += check_queries(outputs, [q for f in args.queries for q in doc_queries(f)], spark)
     if args.export:
         failures += check_folder("export", args.export, os.path.join(args.export, "*.parquet"), None, readers, con)
     spark.stop()

@@ -4,6 +4,7 @@
 #
 # - the sample crawl's output, and its export with every added column,
 #   and the README's DuckDB queries run in each reader;
+# - docs/redirects.md's outputs (a sweep and its update), and its queries;
 # - a crawl of 8,194 files (scripts/readers/manyfiles), whose doc IDs
 #   (file << 40 | row) pass 2^53 from file 8,192 on: its output, a
 #   recluster of it, an update of it with two more files, and the
@@ -30,7 +31,15 @@ run() { # run NAME ARGS...: the runner, its log kept for a failure
 
 run sample --input 'testdata/crawl/*.parquet' --output "$work/sample"
 run sample-export export --from "$work/sample" --output "$work/sample-dedup" --add-columns all
-bash scripts/readers/check.sh --readme README.md "$work/sample" "$work/sample-dedup" 2> "$work/check.log" || { grep -Ev 'WARN|Warning|require_minimum' "$work/check.log" | tail -20; exit 1; }
+bash scripts/readers/check.sh --queries README.md "$work/sample" "$work/sample-dedup" 2> "$work/check.log" || { grep -Ev 'WARN|Warning|require_minimum' "$work/check.log" | tail -20; exit 1; }
+
+# docs/redirects.md's outputs, and its queries in every reader.
+run redirects-1 --input 'testdata/redirects/*.parquet' --output "$work/redirects-1" --redirect-column fetch_redirect --sweep-date 2026-10-01
+run redirects-2 update --from "$work/redirects-1" --input 'testdata/redirects-recrawl/*.parquet' --output "$work/redirects-2" \
+  --redirect-column fetch_redirect --sweep-date 2026-11-01
+run neardup-redirects --input 'testdata/redirects/*.parquet' --output "$work/neardup-redirects" --redirect-column fetch_redirect
+bash scripts/readers/check.sh --queries docs/redirects.md --output redirects-1="$work/redirects-1" --output redirects-2="$work/redirects-2" \
+  --output neardup-redirects="$work/neardup-redirects" "$work/redirects-2" 2> "$work/check.log" || { grep -Ev 'WARN|Warning|require_minimum' "$work/check.log" | tail -20; exit 1; }
 
 go run ./scripts/readers/manyfiles -out "$work/many" -files 8194
 go run ./scripts/readers/manyfiles -out "$work/many-new" -from 8194 -files 2
