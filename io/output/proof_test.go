@@ -2,6 +2,7 @@ package output
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -66,6 +67,16 @@ func writeDocs(t *testing.T, ctx context.Context, d *Dir, n int) int64 {
 // partition's receipt, a receipt's shard is missing or not the size its
 // writer wrote, a shard has no receipt, or the docs rows are not the
 // input rows; and succeeds when all holds.
+// writeInputRows writes the split reader's record r under d's temporary
+// folder, as transforms' recordInputRows does.
+func writeInputRows(t *testing.T, ctx context.Context, d *Dir, r InputRows) {
+	t.Helper()
+	b, _ := json.Marshal(r)
+	if err := store.WriteFile(ctx, store.Join(d.TempDir, InputRowsDir, filepath.Base(r.Path)+".json"), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPublishRequiresItsProof(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
@@ -89,6 +100,22 @@ func TestPublishRequiresItsProof(t *testing.T) {
 			tables.Write(ctx, filepath.Join(d.TempDir, tables.DocsTable, "part-00009.parquet"), []tables.Doc{{DocID: 1}})
 		}, "has no receipt"},
 		{"fewer docs rows than input rows", func(t *testing.T, d *Dir) { d.Expect.DocsRows++ }, "rows were lost or doubled"},
+		// JSON lines inputs: their rows come from the split reader's
+		// records, which must be there.
+		{"a JSON lines input's rows counted", func(t *testing.T, d *Dir) {
+			d.Expect.DocsRows -= 2
+			d.Expect.Counted = []string{"/in/a.jsonl.gz"}
+			writeInputRows(t, ctx, d, InputRows{Path: "/in/a.jsonl.gz", Rows: 2})
+		}, ""},
+		{"a JSON lines input's count missing", func(t *testing.T, d *Dir) {
+			d.Expect.Counted = []string{"/in/a.jsonl.gz", "/in/b.jsonl"}
+			writeInputRows(t, ctx, d, InputRows{Path: "/in/b.jsonl", Rows: 0})
+		}, "no count of the rows of /in/a.jsonl.gz"},
+		{"a JSON lines input counted short", func(t *testing.T, d *Dir) {
+			d.Expect.DocsRows -= 2
+			d.Expect.Counted = []string{"/in/a.jsonl.gz"}
+			writeInputRows(t, ctx, d, InputRows{Path: "/in/a.jsonl.gz", Rows: 1})
+		}, "rows were lost or doubled"},
 		{"another table's partition missing", func(t *testing.T, d *Dir) {
 			d.Tables = tables.Selection{tables.DocsTable, tables.URLsTable}
 			d.Expect.Keys[tables.URLsTable] = 2

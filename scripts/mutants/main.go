@@ -261,6 +261,22 @@ var mutations = []mutation{
 		run:  "TestJSONLinesSameTables",
 	},
 	{
+		name: "Publish lets a JSON lines input without its count of rows through",
+		file: "io/output/output.go",
+		old:  "if !ok && !skipped[path] {",
+		new:  "if false && !ok && !skipped[path] {",
+		pkgs: []string{"./io/output"},
+		run:  "TestPublishRequiresItsProof",
+	},
+	{
+		name: "Publish does not add the JSON lines inputs' counted rows",
+		file: "io/output/output.go",
+		old:  "		sum += rows\n",
+		new:  "		sum += 0 * rows\n",
+		pkgs: []string{"./io/output"},
+		run:  "TestPublishRequiresItsProof",
+	},
+	{
 		name: "members: a cluster's kept document not first",
 		file: "io/tables/tables.go",
 		old:  `-cmpBool(x.kept(), y.kept())`,
@@ -375,8 +391,8 @@ var mutations = []mutation{
 	{
 		name: "Publish does not compare the docs rows with the input rows",
 		file: "io/output/output.go",
-		old:  "	if docs != d.Expect.DocsRows {",
-		new:  "	if false && docs != d.Expect.DocsRows {",
+		old:  "	if docs != inputRows {",
+		new:  "	if false && docs != inputRows {",
 		pkgs: []string{"./io/output"},
 		run:  "TestPublishRequiresItsProof",
 	},
