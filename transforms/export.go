@@ -339,109 +339,98 @@ func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches fun
 func (f *exportSliceFn) copy(ctx context.Context, key int, batches func(*[]byte) bool) (int, []byte, error) {
 	i, slice := fromSliceKey(key)
 	path := f.Inputs[i]
-	if crawl.IsJSONLines(path) {
-		return f.copyJSONLines(ctx, i, path, batches)
+	rows := sliceRows(f.Slice, path)
+	lo := slice * rows
+	// A JSON lines file is one slice, and no footer says its rows: they
+	// are the rows its marks name (n < 0), and export.CopyJSONLines fails
+	// if the file holds any other number.
+	jsonl := crawl.IsJSONLines(path)
+	n := int64(-1)
+	if !jsonl {
+		var err error
+		if n, err = tables.NumRows(ctx, path); err != nil {
+			return i, nil, err
+		}
+		if lo >= n && lo > 0 {
+			return i, nil, fmt.Errorf("%s: the docs table names row %d or later, the file has %d rows: the file changed since the run", path, lo, n)
+		}
 	}
-	n, err := tables.NumRows(ctx, path)
+	add := export.Added{Columns: f.Columns, Prefix: f.Prefix}
+	codes, values, err := sliceCodes(path, i, slice, rows, n, len(add.Columns) > 0, batches)
 	if err != nil {
 		return i, nil, err
 	}
-	lo := slice * f.Slice
-	hi := min(n, lo+f.Slice)
-	if lo >= n && lo > 0 {
-		return i, nil, fmt.Errorf("%s: the docs table names row %d or later, the file has %d rows: the file changed since the run", path, lo, n)
+	part := store.Join(f.TempDir, export.PartsDir, fmt.Sprintf("%s.%06d", f.Names[i], slice))
+	err = withCopySlot(ctx, func() error {
+		var err error
+		if jsonl {
+			_, err = export.CopyJSONLines(ctx, path, part, codes, add, values)
+		} else {
+			_, err = export.Copy(ctx, path, part, lo, codes, add, values)
+		}
+		return err
+	})
+	if err != nil {
+		return i, nil, err
 	}
-	add := export.Added{Columns: f.Columns, Prefix: f.Prefix}
-	codes := make([]export.Code, hi-lo)
+	b, err := json.Marshal(exportPart{Slice: slice, Path: part, Counts: export.Tally(codes)})
+	return i, b, err
+}
+
+// sliceCodes reads the marks of slice slice (rows per slice) of file i at
+// path from batches, and returns the decision for each of the slice's
+// rows and, with values, their added columns' values. n is the file's
+// rows, or < 0 when unknown: then the slice's rows are those the marks
+// name. A row named twice, a row outside the slice or the file, and a
+// row of the slice without a mark are errors.
+func sliceCodes(path string, i int, slice, rows, n int64, withValues bool, batches func(*[]byte) bool) ([]export.Code, []export.Values, error) {
+	lo := slice * rows
+	var codes []export.Code
 	var values []export.Values
-	if len(add.Columns) > 0 {
-		values = make([]export.Values, hi-lo)
+	if n >= 0 {
+		hi := min(n, lo+rows)
+		codes = make([]export.Code, hi-lo)
+		if withValues {
+			values = make([]export.Values, hi-lo)
+		}
 	}
 	var b []byte
 	for batches(&b) {
 		err := export.Unpack(b, func(m export.Mark) error {
 			switch {
-			case m.File != i || m.Row/f.Slice != slice:
+			case m.File != i || m.Row < lo || m.Row/rows != slice:
 				return fmt.Errorf("%s: row %d of file %d reached the writer of slice %d of file %d", path, m.Row, m.File, slice, i)
-			case m.Row >= n:
+			case n >= 0 && m.Row >= n:
 				return fmt.Errorf("%s: the docs table names row %d, the file has %d rows: the file changed since the run", path, m.Row, n)
-			case codes[m.Row-lo] != export.Unseen:
+			}
+			for n < 0 && int64(len(codes)) <= m.Row-lo {
+				codes = append(codes, export.Unseen)
+				if withValues {
+					values = append(values, export.Values{})
+				}
+			}
+			if codes[m.Row-lo] != export.Unseen {
 				return fmt.Errorf("%s: the docs table names row %d twice", path, m.Row)
 			}
 			codes[m.Row-lo] = m.Code
-			if values != nil {
+			if withValues {
 				values[m.Row-lo] = m.Values
 			}
 			return nil
 		})
 		if err != nil {
-			return i, nil, err
+			return nil, nil, err
 		}
+	}
+	if n < 0 {
+		n = lo + int64(len(codes))
 	}
 	for row, c := range codes {
 		if c == export.Unseen {
-			return i, nil, fmt.Errorf("%s: the docs table has no row for row %d (of %d): the file changed since the run", path, lo+int64(row), n)
+			return nil, nil, fmt.Errorf("%s: the docs table has no row for row %d (of %d): the file changed since the run", path, lo+int64(row), n)
 		}
 	}
-	part := store.Join(f.TempDir, export.PartsDir, fmt.Sprintf("%s.%06d", f.Names[i], slice))
-	err = withCopySlot(ctx, func() error {
-		_, err := export.Copy(ctx, path, part, lo, codes, add, values)
-		return err
-	})
-	if err != nil {
-		return i, nil, err
-	}
-	b, err = json.Marshal(exportPart{Slice: slice, Path: part, Counts: export.Tally(codes)})
-	return i, b, err
-}
-
-// copyJSONLines is copy of a JSON lines file, whole: no footer says its
-// rows, so they are the rows its marks name, and export.CopyJSONLines
-// fails if the file holds any other number.
-func (f *exportSliceFn) copyJSONLines(ctx context.Context, i int, path string, batches func(*[]byte) bool) (int, []byte, error) {
-	add := export.Added{Columns: f.Columns, Prefix: f.Prefix}
-	var codes []export.Code
-	var values []export.Values
-	var b []byte
-	for batches(&b) {
-		err := export.Unpack(b, func(m export.Mark) error {
-			if m.File != i || m.Row < 0 || m.Row >= 1<<40 {
-				return fmt.Errorf("%s: row %d of file %d reached the writer of file %d", path, m.Row, m.File, i)
-			}
-			for int64(len(codes)) <= m.Row {
-				codes = append(codes, export.Unseen)
-				if len(add.Columns) > 0 {
-					values = append(values, export.Values{})
-				}
-			}
-			if codes[m.Row] != export.Unseen {
-				return fmt.Errorf("%s: the docs table names row %d twice", path, m.Row)
-			}
-			codes[m.Row] = m.Code
-			if len(add.Columns) > 0 {
-				values[m.Row] = m.Values
-			}
-			return nil
-		})
-		if err != nil {
-			return i, nil, err
-		}
-	}
-	for row, c := range codes {
-		if c == export.Unseen {
-			return i, nil, fmt.Errorf("%s: the docs table has no row for row %d (of %d): the file changed since the run", path, row, len(codes))
-		}
-	}
-	part := store.Join(f.TempDir, export.PartsDir, fmt.Sprintf("%s.%06d", f.Names[i], 0))
-	err := withCopySlot(ctx, func() error {
-		_, err := export.CopyJSONLines(ctx, path, part, codes, add, values)
-		return err
-	})
-	if err != nil {
-		return i, nil, err
-	}
-	b, err = json.Marshal(exportPart{Slice: 0, Path: part, Counts: export.Tally(codes)})
-	return i, b, err
+	return codes, values, nil
 }
 
 // copySlots caps the copies in flight in one worker process at its cores.

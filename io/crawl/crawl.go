@@ -262,17 +262,9 @@ func unreadable(err error, bad, failed string) string {
 // index too, which lets a seek skip the pages before its row (without it,
 // parquet-go decodes them).
 func open(ctx context.Context, path string, pin Pin, pageIndex bool) (*parquet.File, *source, error) {
-	r, size, err := store.OpenReaderAt(ctx, path)
-	if err == nil && pin != (Pin{}) {
-		if err = checkPin(ctx, path, r, size, pin); err != nil {
-			r.Close()
-		}
-	}
+	r, size, err := openPinned(ctx, path, pin)
 	if err != nil {
-		if !IsChanged(err) {
-			err = &ReadError{Err: err}
-		}
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
 	src := &source{ReaderAt: r}
 	f, err := parquet.OpenFile(src, size, parquet.SkipPageIndex(!pageIndex), parquet.SkipBloomFilters(true))
@@ -284,6 +276,25 @@ func open(ctx context.Context, path string, pin Pin, pageIndex bool) (*parquet.F
 		return nil, nil, fmt.Errorf("%s: reading the Parquet footer failed: %w", path, err)
 	}
 	return f, src, nil
+}
+
+// openPinned opens the file at path, of any format, for random access,
+// and checks that it is the version pin names (when nonzero). Its errors
+// name the file: ErrChanged for another version, a ReadError otherwise.
+func openPinned(ctx context.Context, path string, pin Pin) (store.ReaderAt, int64, error) {
+	r, size, err := store.OpenReaderAt(ctx, path)
+	if err == nil && pin != (Pin{}) {
+		if err = checkPin(ctx, path, r, size, pin); err != nil {
+			r.Close()
+		}
+	}
+	if err != nil {
+		if !IsChanged(err) {
+			err = &ReadError{Err: err}
+		}
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, size, nil
 }
 
 // checkPin fails with objstore.ErrChanged when the file r opened is not

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/neardup/neardup/io/objstore"
-	"github.com/neardup/neardup/io/store"
 )
 
 // JSON lines input: one JSON object per line, as C4 (.json.gz), Dolma and
@@ -115,17 +115,9 @@ type jsonlFile struct {
 // (n < 0: to the end) of the file; off and n are for uncompressed files.
 func openJSONL(ctx context.Context, path string, pin Pin, off, n int64, firstLine int64) (*jsonlFile, error) {
 	c, _ := jsonlKind(path)
-	r, size, err := store.OpenReaderAt(ctx, path)
-	if err == nil && pin != (Pin{}) {
-		if err = checkPin(ctx, path, r, size, pin); err != nil {
-			r.Close()
-		}
-	}
+	r, size, err := openPinned(ctx, path, pin)
 	if err != nil {
-		if !IsChanged(err) {
-			err = &ReadError{Err: err}
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if n < 0 || off+n > size {
 		n = size - off
@@ -257,13 +249,7 @@ func checkKeys(path string, line int64, b []byte, cols Columns) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return &BadInputError{Err: fmt.Errorf("%s: line %d: not a JSON object: %v", path, line, err)}
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(m))
 	for _, c := range []struct {
 		name     string
 		required bool
@@ -275,7 +261,8 @@ func checkKeys(path string, line int64, b []byte, cols Columns) error {
 	return nil
 }
 
-// jsonlRead calls fn for n rows of the split from its skip-th on.
+// jsonlRead calls fn for n rows of the split from its skip-th on (n < 0:
+// every row to the split's end).
 func jsonlRead(ctx context.Context, sp Split, skip, n int64, cols Columns, fn func(Row) error) error {
 	f, err := openJSONL(ctx, sp.Path, sp.Pin, sp.Offset, sp.Length, max(sp.FirstLine, 1))
 	if err != nil {
@@ -283,13 +270,20 @@ func jsonlRead(ctx context.Context, sp Split, skip, n int64, cols Columns, fn fu
 	}
 	defer f.Close()
 	index, end := sp.FirstRow, sp.FirstRow+skip+n
-	for index < end {
+	for n < 0 || index < end {
 		line, _, err := f.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
+		}
+		if index == 0 {
+			// The file's first row, as jsonlSplits checked it: a read
+			// that makes no splits (jsonlScores) must refuse the same.
+			if err := checkKeys(sp.Path, f.line, line, cols); err != nil {
+				return err
+			}
 		}
 		if index >= sp.FirstRow+skip {
 			row, err := parseRow(line, cols)
@@ -303,7 +297,7 @@ func jsonlRead(ctx context.Context, sp Split, skip, n int64, cols Columns, fn fu
 		}
 		index++
 	}
-	if index != end {
+	if n >= 0 && index != end {
 		return fmt.Errorf("%s: split %d: read %d rows, %d when the run began: the file %w", sp.Path, sp.RowGroup, index-sp.FirstRow, skip+n, objstore.ErrChanged)
 	}
 	return nil
@@ -417,20 +411,15 @@ func jsonlRows(ctx context.Context, fileIndex int, path string, pin Pin, rows []
 	return nil
 }
 
-// jsonlScores is ReadScores of a JSON lines file.
+// jsonlScores is ReadScores of a JSON lines file, in one pass over it.
 func jsonlScores(ctx context.Context, path, column string) (scores []float64, has []bool, err error) {
-	splits, err := jsonlSplits(ctx, 0, path, Pin{}, Columns{Score: column})
+	whole := Split{Path: path, Length: -1, FirstLine: 1}
+	err = jsonlRead(ctx, whole, 0, -1, Columns{Score: column}, func(r Row) error {
+		scores, has = append(scores, r.Score), append(has, r.HasScore)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
-	}
-	for _, sp := range splits {
-		err := jsonlRead(ctx, sp, 0, sp.NumRows, Columns{Score: column}, func(r Row) error {
-			scores, has = append(scores, r.Score), append(has, r.HasScore)
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
 	}
 	return scores, has, nil
 }
