@@ -247,6 +247,10 @@ var Declarations = []*Setting{
 			r.MaxShingleDocs = n
 			return nil
 		}},
+	{Name: "anchor-docs", Group: GroupSimilarity, Default: "0", Commands: Update, Manifest: "anchor_docs", Index: true,
+		Help:     "a shingle in more than --max-shingle-docs documents is counted between each of them and the first N of its documents (the lowest doc IDs), so that a family of near-copies larger than the cap still links at a cost linear in its size; 0: such shingles are dropped, as Broder did",
+		manifest: func(c Config) string { return strconv.Itoa(c.AnchorDocs) },
+		set:      atLeast(0, func(r *Run, n int) { r.AnchorDocs = n })},
 	{Name: "template-shingles", Group: GroupSimilarity, Default: "off", Commands: Update, Manifest: "template_shingles", Index: true,
 		Help:     "auto: a shingle in more than --template-share of one site's pages (the host of the URL) is that site's template and is dropped from those pages' sketches (needs URLs and a mod:M or min:N sketch); off: none",
 		manifest: func(c Config) string { return c.Templates.String() },

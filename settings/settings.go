@@ -78,7 +78,12 @@ type Config struct {
 	Verify         Verify
 	BloomBits      int
 	Equivalence    string // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
-	MaxShingleDocs int    // shingles in more documents than this are dropped
+	MaxShingleDocs int    // shingles in more documents than this are dropped, or anchored
+	// AnchorDocs, when above 0, keeps a shingle in more than
+	// MaxShingleDocs documents as a link of each of them to the
+	// AnchorDocs lowest-numbered documents of its list, at a cost linear
+	// in the list, where Broder drops it (0).
+	AnchorDocs int
 
 	// Clustering: which pairs link, what a cluster is, which document it
 	// keeps, how the components are found.

@@ -120,7 +120,8 @@ type Candidates struct {
 	// Sketch is what the postings are values of: MIN_s postings carry
 	// their ranks, and super-shingle candidates are counted on it.
 	Sketch         sketch.Spec
-	MaxShingleDocs int // a shingle in more documents is dropped (see maxShingleDocs)
+	MaxShingleDocs int // a shingle in more documents is dropped (see maxShingleDocs), or anchored
+	AnchorDocs     int // settings.Config.AnchorDocs: how many documents anchor a list over the cap (0: dropped)
 	// SuperSize and Seed make a super-shingle of every SuperSize sketch
 	// values (Broder's, fingerprinted with Seed), in super-shingle mode.
 	SuperSize int
@@ -129,7 +130,7 @@ type Candidates struct {
 
 // Candidates is c's Candidates.
 func (c Config) Candidates() Candidates {
-	return Candidates{Mode: c.Mode, Sketch: c.Sketch, MaxShingleDocs: c.MaxShingleDocs, SuperSize: c.SuperSize, Seed: c.Seed}
+	return Candidates{Mode: c.Mode, Sketch: c.Sketch, MaxShingleDocs: c.MaxShingleDocs, AnchorDocs: c.anchorDocs(), SuperSize: c.SuperSize, Seed: c.Seed}
 }
 
 // maxShingleDocs is how many documents a shingle may be in before phase 2
@@ -139,6 +140,27 @@ func (c Candidates) maxShingleDocs() int {
 		return math.MaxInt
 	}
 	return c.MaxShingleDocs
+}
+
+// anchorDocs is c.AnchorDocs where phase 3 anchors lists, the pairs mode
+// (super-shingles drop their common super-shingles; the exact join drops
+// nothing).
+func (c Config) anchorDocs() int {
+	if c.Mode != settings.ModePairs {
+		return 0
+	}
+	return c.AnchorDocs
+}
+
+// anchors is how many of a list of n documents phase 3 pairs with the
+// others: all of them, or for a list over the cap that phase 2 kept
+// (AnchorDocs), its first AnchorDocs, so that its pairs grow with n, not
+// n squared.
+func (l Linking) anchors(n int) int {
+	if l.AnchorDocs > 0 && n > l.MaxShingleDocs {
+		return min(n, l.AnchorDocs)
+	}
+	return n
 }
 
 // Linking is which counted pairs link and which the pairs table keeps:
@@ -166,13 +188,18 @@ type Linking struct {
 	// recluster, where it is the source run's.
 	UncertainOnly bool
 	VerifiedAt    policy.Policy
+	// MaxShingleDocs and AnchorDocs are Candidates': a list of more than
+	// MaxShingleDocs documents is paired through its first AnchorDocs
+	// (anchors), when AnchorDocs is above 0.
+	MaxShingleDocs, AnchorDocs int
 }
 
 // Linking is c's Linking.
 func (c Config) Linking() Linking {
 	l := Linking{Policy: c.Policy, Sketch: c.Sketch, Verification: c.Verification(), LinksAll: c.LinksAll(),
 		Exact: c.Mode == settings.ModeExact, LinkedOnly: c.LinkedOnly,
-		UncertainOnly: c.UncertainOnly(), VerifiedAt: c.Policy}
+		UncertainOnly: c.UncertainOnly(), VerifiedAt: c.Policy,
+		MaxShingleDocs: c.MaxShingleDocs, AnchorDocs: c.anchorDocs()}
 	if c.SourcePolicy != (policy.Policy{}) {
 		l.VerifiedAt = c.SourcePolicy
 	}

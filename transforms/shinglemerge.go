@@ -15,6 +15,7 @@ var (
 	distinctShingles = beam.NewCounter(Namespace, "distinct_shingles")
 	sharedShingles   = beam.NewCounter(Namespace, "shared_shingles")
 	commonDropped    = beam.NewCounter(Namespace, "common_shingles_dropped")
+	commonAnchored   = beam.NewCounter(Namespace, "common_shingles_anchored")
 	recappedCount    = beam.NewCounter(Namespace, "recapped_shingles")
 	phase2Time       = newPhaseTimer("phase2_shingle_merge")
 )
@@ -100,6 +101,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 			distinctShingles.Inc(ctx, m.distinct)
 			sharedShingles.Inc(ctx, m.shared)
 			commonDropped.Inc(ctx, m.dropped)
+			commonAnchored.Inc(ctx, m.anchored)
 			recappedCount.Inc(ctx, int64(len(m.recapped)))
 			return nil
 		}, err
@@ -109,8 +111,8 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 // merged is what phase 2 makes of one shingle partition: the batches of
 // lists (unless emitted as cut) and recapped lists to emit, and its counts.
 type merged struct {
-	lists, recapped           [][]byte
-	distinct, shared, dropped int64
+	lists, recapped                     [][]byte
+	distinct, shared, dropped, anchored int64
 }
 
 // merge sorts one partition's postings, the index's included in an
@@ -180,7 +182,8 @@ func (f *shingleMergeFn) merge(ctx context.Context, part int, batches func(*[]by
 // listCutter cuts sorted postings into the lists of phase 2: each
 // shingle's list whole within one batch of at most maxBatchBytes (unless
 // the list alone is larger), single-document shingles left out and too
-// common ones dropped (and, in an update, recapped). add must be given
+// common ones dropped, or kept for phase 3 to anchor (AnchorDocs), and in
+// an update recapped. add must be given
 // whole shingles: a key range of a packed.RangeSorter holds them whole.
 type listCutter struct {
 	Candidates
@@ -198,9 +201,13 @@ func (c *listCutter) add(all []packed.Posting) {
 			j++
 		}
 		m.distinct++
-		switch n := j - i; {
-		case n > c.maxShingleDocs():
-			m.dropped++
+		n := j - i
+		if n > c.maxShingleDocs() {
+			if c.AnchorDocs > 0 {
+				m.anchored++
+			} else {
+				m.dropped++
+			}
 			if first := c.firstNewDoc; first > 0 {
 				old := all[i:j]
 				for k, p := range old {
@@ -208,6 +215,13 @@ func (c *listCutter) add(all []packed.Posting) {
 						old = old[:k]
 						break
 					}
+				}
+				if len(old) <= c.maxShingleDocs() && c.AnchorDocs > 0 {
+					// Anchored, a full run still counts the pairs of
+					// the list's first AnchorDocs (all the index's, as
+					// its doc IDs come first): only the others' pairs
+					// lose this shingle.
+					old = old[min(len(old), c.AnchorDocs):]
 				}
 				if len(old) >= 2 && len(old) <= c.maxShingleDocs() {
 					var b []byte
@@ -217,7 +231,12 @@ func (c *listCutter) add(all []packed.Posting) {
 					m.recapped = append(m.recapped, b)
 				}
 			}
-		case n >= 2:
+			if c.AnchorDocs == 0 {
+				i = j
+				continue
+			}
+		}
+		if n >= 2 {
 			m.shared++
 			if len(c.out) > 0 && len(c.out)+n*packed.PostingSize > maxBatchBytes {
 				c.flush()

@@ -116,6 +116,25 @@ func TestPairCountSumsSharedShingles(t *testing.T) {
 	ptest.RunAndValidate(t, p)
 }
 
+// TestPairCountAnchorsListsOverTheCap: with --anchor-docs 2 and a cap of
+// 3, the list of value 10 (six documents) pairs each document with the
+// list's first two only, so 3-4, 3-5, ... are never counted, and 1-2
+// also counts value 20, a list under the cap.
+func TestPairCountAnchorsListsOverTheCap(t *testing.T) {
+	cfg := testConfig()
+	cfg.AnchorDocs = 2
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
+		1: {10, 20}, 2: {10, 20}, 3: {10}, 4: {10}, 5: {10}, 6: {10},
+	}, cfg))
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
+	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+	got := beam.ParDo(s, pairStrings, pairs)
+	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "1-4:1/0", "1-5:1/0", "1-6:1/0",
+		"2-3:1/0", "2-4:1/0", "2-5:1/0", "2-6:1/0")
+	ptest.RunAndValidate(t, p)
+}
+
 // TestPairCountMinSketchMatchesDirectEstimate checks that Broder's MIN_s
 // estimate, computed in phase 3 from the ranks of shared shingles only,
 // equals the estimate computed directly from both sketches.

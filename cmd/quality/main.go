@@ -67,6 +67,17 @@
 // Category; by default FILE with ".parquet" replaced by "-labels.csv") or,
 // when that default file does not exist, from the corpus's source column
 // ("clough-stevenson:task=b:category=cut").
+//
+// # Outside clusterings
+//
+// --clusters NAME=PATH scores a clustering made elsewhere (another tool's,
+// or a neardup output folder's docs table) against the exact join's
+// clusters, the connected components of its pairs at each threshold:
+// precision is the share of the clustering's same-cluster pairs that are
+// same-cluster pairs of the truth, recall the reverse, counted over the
+// documents with shingles (a CSV names them by doc ID, as the JSON lines
+// shards of --shards do). --modes none scores only those; --scores-out
+// writes the rows as JSON lines. scripts/peers runs the peers this way.
 package main
 
 import (
@@ -129,11 +140,17 @@ var (
 	labelsFlag   = flag.String("containment-labels", "", "labels CSV of --containment (default: its path with .parquet replaced by -labels.csv)")
 	shingleWords = flag.Int("shingle-words", 10, "w, words per shingle")
 	seed         = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
+
+	clusterSpecs listFlag
+	shardsDir    = flag.String("shards", "", "write the corpus's documents with shingles as JSON lines shards into this folder for tools outside neardup, and stop")
+	shardCount   = flag.Int("shard-count", 8, "number of --shards files")
+	scoresOut    = flag.String("scores-out", "", "also write the same-cluster rows of --clusters to this file, one JSON object per line")
 )
 
 func init() {
 	flag.Var(&inputs, "input", "corpora, one glob each, comma-separated; repeatable")
 	flag.Var(&htmlInputs, "html", "HTML corpora, one glob each, comma-separated; repeatable")
+	flag.Var(&clusterSpecs, "clusters", "NAME=PATH: a clustering to score against the exact join's clusters, a neardup output folder or a CSV of id (doc ID) and cluster; comma-separated, repeatable")
 }
 
 // mode is one way of running the pipeline, or (apply nil) of linking
@@ -153,6 +170,9 @@ var modes = []mode{
 	// The runner's defaults as they are (--verify=auto: on these small
 	// corpora, the uncertain pairs verified).
 	{"defaults", func(c *transforms.Config) { c.Verify = settings.VerifyAuto }},
+	// The defaults, with shingles over --max-shingle-docs anchored
+	// (--anchor-docs 4) rather than dropped.
+	{"anchors:4", func(c *transforms.Config) { c.Verify, c.AnchorDocs = settings.VerifyAuto, 4 }},
 	{"mod:25", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25} }},
 	{"min:100", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }},
 	{"supershingle", func(c *transforms.Config) {
@@ -322,18 +342,49 @@ func run(ctx context.Context) error {
 	if *shingleWords < 1 {
 		return usage("--shingle-words must be at least 1")
 	}
+	if *shardsDir != "" {
+		if len(corpora) != 1 {
+			return usage("--shards writes one corpus, and %d are given", len(corpora))
+		}
+		c := corpora[0]
+		docs, err := readCorpus(ctx, c.glob, columns(c), c.extract)
+		if err != nil {
+			return err
+		}
+		return writeShards(*shardsDir, *shardCount, docs, shingleSets(docs, *seed, *shingleWords))
+	}
+	var outside []clustering
+	for _, spec := range clusterSpecs {
+		c, err := loadClustering(ctx, spec)
+		if err != nil {
+			return err
+		}
+		outside = append(outside, c)
+	}
 
 	var failed bool
+	var clusterRows []clusterRow
 	if len(corpora) > 0 {
-		fmt.Printf("## Precision and recall against the exact join (w=%d)\n\n", *shingleWords)
-		fmt.Println("| corpus | mode | threshold | exact pairs | pairs found | precision | recall | pipeline s | exact join s |")
-		fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+		if len(ms) > 0 {
+			fmt.Printf("## Precision and recall against the exact join (w=%d)\n\n", *shingleWords)
+			fmt.Println("| corpus | mode | threshold | exact pairs | pairs found | precision | recall | pipeline s | exact join s |")
+			fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+		}
 		for _, c := range corpora {
-			ok, err := evaluate(ctx, c, ms, ts)
+			ok, rows, err := evaluate(ctx, c, ms, ts, outside)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.glob, err)
 			}
 			failed = failed || !ok
+			clusterRows = append(clusterRows, rows...)
+		}
+	}
+	if len(outside) > 0 {
+		printClusterRows(clusterRows)
+		if *scoresOut != "" {
+			if err := writeClusterRows(*scoresOut, clusterRows); err != nil {
+				return err
+			}
 		}
 	}
 	if containmentFile != "" {
@@ -354,6 +405,9 @@ func run(ctx context.Context) error {
 }
 
 func parseModes(s string) ([]mode, error) {
+	if strings.TrimSpace(s) == "none" {
+		return nil, nil // only --clusters are scored
+	}
 	var out []mode
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
@@ -474,14 +528,15 @@ func records(sets map[uint64][]uint64) []simjoin.Record {
 	return recs
 }
 
-// evaluate prints the rows of one corpus. It reports false when a pipeline
-// run failed (its row says so, the error goes to stderr).
-func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, error) {
+// evaluate prints the rows of one corpus, and returns the same-cluster
+// rows of the outside clusterings. It reports false when a pipeline run
+// failed (its row says so, the error goes to stderr).
+func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64, outside []clustering) (bool, []clusterRow, error) {
 	start := time.Now()
 	cols := columns(c)
 	docs, err := readCorpus(ctx, c.glob, cols, c.extract)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	sets := shingleSets(docs, *seed, *shingleWords)
 	recs := records(sets)
@@ -489,17 +544,32 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, err
 
 	type exact struct {
 		pairs   pairSet
+		jaccard map[pairKey]float64
 		seconds float64
 	}
 	exacts := make([]exact, len(ts))
+	var rows []clusterRow
 	for i, t := range ts {
 		start := time.Now()
 		pairs, st, err := simjoin.Join(recs, t)
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
-		exacts[i] = exact{exactSet(pairs), time.Since(start).Seconds()}
+		exacts[i] = exact{exactSet(pairs), jaccards(pairs), time.Since(start).Seconds()}
 		progress("%s: exact join at %g: %d pairs (%d candidates, %d verified) in %.2fs", c.glob, t, len(pairs), st.Candidates, st.Verified, exacts[i].seconds)
+		truth := components(pairs)
+		if len(outside) > 0 {
+			n, largest := clusterCount(sets, truth)
+			s := scoreClusters(sets, truth, truth)
+			rows = append(rows, clusterRow{Corpus: c.name(), Tool: exactTool, Threshold: t,
+				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: n, Largest: largest})
+		}
+		for _, o := range outside {
+			s := scoreClusters(sets, truth, o.labels)
+			n, largest := clusterCount(sets, o.labels)
+			rows = append(rows, clusterRow{Corpus: c.name(), Tool: o.name, Threshold: t,
+				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: n, Largest: largest})
+		}
 	}
 
 	ok := true
@@ -509,7 +579,7 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, err
 				start := time.Now()
 				found, err := links(sets, t)
 				if err != nil {
-					return false, err
+					return false, nil, err
 				}
 				s := compare(found, exacts[i].pairs)
 				fmt.Printf("| %s | %s | %g | %d | %d | %s | %s | %.1f | %.2f |\n",
@@ -530,12 +600,14 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64) (bool, err
 			if n := universeMismatch(res.docs, sets); n > 0 {
 				progress("%s: %s at %g: WARNING: %d documents have status ok in the pipeline but no shingles here, or the reverse", c.glob, m.name, t, n)
 			}
-			s := compare(foundPairs(res.docs, res.pairs), exacts[i].pairs)
+			found := foundPairs(res.docs, res.pairs)
+			s := compare(found, exacts[i].pairs)
+			progress("%s: %s at %g: missed pairs by exact resemblance: %s", c.glob, m.name, t, missedBands(found, exacts[i].jaccard, res.pairs, res.docs))
 			fmt.Printf("| %s | %s | %g | %d | %d | %s | %s | %.1f | %.2f |\n",
 				c.name(), m.name, t, s.Exact, s.Found, s.precision(), s.recall(), res.wallSeconds, exacts[i].seconds)
 		}
 	}
-	return ok, nil
+	return ok, rows, nil
 }
 
 // result is a finished pipeline run's tables.

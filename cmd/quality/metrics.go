@@ -357,3 +357,66 @@ func containmentTable(in containmentInput) ([]containmentRow, error) {
 func isHTMLCorpus(glob string) bool {
 	return strings.Contains(strings.ToLower(path.Base(glob)), "html")
 }
+
+// jaccards is each exact pair's resemblance.
+func jaccards(pairs []simjoin.Pair) map[pairKey]float64 {
+	m := make(map[pairKey]float64, len(pairs))
+	for _, p := range pairs {
+		m[keyOf(p.A, p.B)] = p.Jaccard
+	}
+	return m
+}
+
+// missedBands says where the exact pairs the pipeline did not find lie:
+// how many in each band of exact resemblance, and of those how many the
+// pairs table holds (counted, but not linked), the rest never counted
+// (their sketches shared nothing phase 3 kept). Identical copies count
+// through their representatives.
+func missedBands(found pairSet, exact map[pairKey]float64, pairs []tables.Pair, docs []tables.Doc) string {
+	bands := []float64{0.55, 0.6, 0.7, 0.8, 0.9, 1.01}
+	missed, counted := make([]int, len(bands)), make([]int, len(bands))
+	reps := representatives(docs)
+	inTable := make(pairSet, len(pairs))
+	for _, p := range pairs {
+		inTable.add(uint64(p.DocA), uint64(p.DocB))
+	}
+	rows := make(map[pairKey]tables.Pair, len(pairs))
+	for _, p := range pairs {
+		rows[keyOf(uint64(p.DocA), uint64(p.DocB))] = p
+	}
+	var examples []string
+	for k, j := range exact {
+		if _, ok := found[k]; ok {
+			continue
+		}
+		if r, ok := rows[keyOf(repOf(reps, k[0]), repOf(reps, k[1]))]; ok && j >= 0.9 && len(examples) < 5 {
+			dense := "-"
+			if r.DenseResemblance != nil {
+				dense = fmt.Sprintf("%.3f", *r.DenseResemblance)
+			}
+			examples = append(examples, fmt.Sprintf("%d-%d exact %.3f: shared %d of %d and %d, estimate %.3f, dense %s", k[0], k[1], j, r.Shared, r.SketchSizeA, r.SketchSizeB, r.Resemblance, dense))
+		}
+		b := 0
+		for b < len(bands)-1 && j >= bands[b] {
+			b++
+		}
+		missed[b]++
+		if _, ok := inTable[keyOf(repOf(reps, k[0]), repOf(reps, k[1]))]; ok {
+			counted[b]++
+		}
+	}
+	var parts []string
+	lo := "t"
+	for b, hi := range bands {
+		name := fmt.Sprintf("[%s, %g)", lo, hi)
+		if hi > 1 {
+			name = fmt.Sprintf("[%s, 1]", lo)
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%d counted)", name, missed[b], counted[b]))
+		lo = fmt.Sprintf("%g", hi)
+	}
+	if len(examples) > 0 {
+		parts = append(parts, "e.g. "+strings.Join(examples, "; "))
+	}
+	return strings.Join(parts, ", ")
+}

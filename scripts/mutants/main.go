@@ -41,6 +41,22 @@ type mutation struct {
 
 var mutations = []mutation{
 	{
+		name: "anchors: a list over the cap paired all with all again",
+		file: "transforms/paircount.go",
+		old:  "for x := range f.Linking.anchors(len(docs)) {",
+		new:  "for x := range len(docs) {",
+		pkgs: []string{"./transforms"},
+		run:  "TestPairCountAnchorsListsOverTheCap",
+	},
+	{
+		name: "anchors: an update uncounts the anchors' pairs that a full run keeps",
+		file: "transforms/shinglemerge.go",
+		old:  "old = old[min(len(old), c.AnchorDocs):]",
+		new:  "old = old[:]",
+		pkgs: []string{"./pipelines/e2e/update"},
+		run:  "TestUpdateEqualsFullRun/anchored",
+	},
+	{
 		name: "registerDoFn: a DoFn method Beam would call through reflection accepted",
 		file: "transforms/registry.go",
 		old:  `caller == "*reflectx.reflectFunc" {`,

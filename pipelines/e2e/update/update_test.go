@@ -79,6 +79,10 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		// A low cap: shingles the new documents push over it must leave
 		// the index's pairs as a full run would count them.
 		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 3 }, false, nil},
+		// Anchored instead of dropped (--anchor-docs): a list the new
+		// documents push over the cap pairs through its first document
+		// documents only, and the index's other pairs lose its count.
+		{"anchored common shingles", func(c *transforms.Config) { c.MaxShingleDocs, c.AnchorDocs = 4, 1 }, false, nil},
 		// MIN_s: the index's pairs that lose a shingle are counted again.
 		{"min:N", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }, false, nil},
 		{"min:N common shingles", func(c *transforms.Config) {
