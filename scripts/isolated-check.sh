@@ -212,7 +212,20 @@ wait_for "$s3server" 100 test -s "$work/s3.env" || { cat "$work/s3server.log" >&
 
 # put FILE s3://BUCKET/KEY
 put() {
-  within curl -fsS -X PUT --data-binary "@$1" "$AWS_ENDPOINT_URL/${2#s3://}" -o /dev/null
+  within curl -fsS -X PUT --data-binary "@$1" "$AWS_ENDPOINT_URL/${2#s3://}" -o /dev/null || s3_gone
+}
+# s3_gone says why the store did not answer, and fails. Seen once in
+# CI (2026-12-04): connection refused on the store's port at the first
+# put, after it had printed its address; a rerun passed.
+s3_gone() {
+  if kill -0 "$s3server" 2> /dev/null; then
+    echo "isolated-check: the s3server (pid $s3server) runs but did not answer at $AWS_ENDPOINT_URL" >&2
+  else
+    wait "$s3server" && rc=0 || rc=$?
+    echo "isolated-check: the s3server (pid $s3server) has ended, exit $rc" >&2
+  fi
+  cat "$work/s3server.log" >&2
+  return 1
 }
 # keys s3://BUCKET/PREFIX/: the keys below it, one a line.
 keys() {

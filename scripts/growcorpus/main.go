@@ -17,12 +17,20 @@
 // groups of -rowgroup rows; source and date are dictionary-encoded, the
 // other columns plain. The output is a function of the flags alone.
 //
+// -families adds syndicated families on top (issue 55): SIZE:RATE,...
+// makes, for each entry, SIZE copies of one long row (the k-th longest
+// Latin-script row of deb-manpages and multilingual-docs for the k-th
+// family), each with its own site's header and footer of 25 words drawn
+// from the corpora and word edits at RATE (deletions, substitutions and
+// insertions in equal parts); their ids are family-K-copy-N.
+//
 // Usage (from the module root):
 //
 //	go run ./scripts/growcorpus -out /tmp/export-bench/in -mb 1000
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"log"
@@ -30,6 +38,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -60,6 +70,7 @@ func main() {
 	exact := flag.Float64("exact", 0.1, "fraction of near-duplicates left byte-identical")
 	edits := flag.Int("edits", 4, "most words changed or dropped in each edited copy (at least 1)")
 	seed := flag.Uint64("seed", 1, "seed")
+	familiesFlag := flag.String("families", "", "SIZE:RATE,...: syndicated families of SIZE edited copies of one row each, added on top")
 	flag.Parse()
 	if *out == "" || *files < 1 || *rowGroup < 1 || *edits < 1 {
 		flag.Usage()
@@ -126,6 +137,10 @@ func main() {
 		}
 		return d
 	}
+	fams, err := families(*familiesFlag, base, *seed)
+	if err != nil {
+		log.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	errs := make([]error, *files)
@@ -141,6 +156,10 @@ func main() {
 				rows = append(rows, make1(g, all[g]))
 				texts[f] += int64(len(rows[len(rows)-1].Text))
 			}
+			for _, d := range fams[f*len(fams) / *files : (f+1)*len(fams) / *files] {
+				rows = append(rows, d)
+				texts[f] += int64(len(d.Text))
+			}
 			errs[f] = write(filepath.Join(*out, fmt.Sprintf("part-%05d.parquet", f)), rows, *rowGroup)
 		}()
 	}
@@ -152,8 +171,8 @@ func main() {
 		}
 		total += texts[f]
 	}
-	fmt.Printf("growcorpus: %d rows, %.1f MB of text (%d copies of %d rows, %.1f MB) in %d files under %s\n",
-		n, float64(total)/1e6, copies, len(base), float64(baseBytes)/1e6, *files, *out)
+	fmt.Printf("growcorpus: %d rows, %.1f MB of text (%d copies of %d rows, %.1f MB; %d family rows) in %d files under %s\n",
+		n+len(fams), float64(total)/1e6, copies, len(base), float64(baseBytes)/1e6, len(fams), *files, *out)
 }
 
 // write writes rows to path, zstd-compressed, in row groups of rowGroup rows.
@@ -246,3 +265,75 @@ func edit(s string, n int, r *rand.Rand) string {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// families makes the rows of -families: for the k-th SIZE:RATE, SIZE
+// copies of the k-th longest row of 300 words or more whose text is
+// mostly ASCII letters (a news-like article in Latin script), each
+// wrapped in its own 25-word header and footer and edited word by word
+// at RATE.
+func families(spec string, base []doc, seed uint64) ([]doc, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var articles []doc
+	var vocab []string
+	for _, d := range base {
+		words := strings.Fields(d.Text)
+		if len(vocab) < 200000 {
+			vocab = append(vocab, words...)
+		}
+		if len(words) >= 300 && len(words) <= 3000 && latin(d.Text) {
+			articles = append(articles, d)
+		}
+	}
+	slices.SortStableFunc(articles, func(a, b doc) int { return cmp.Or(cmp.Compare(len(b.Text), len(a.Text)), cmp.Compare(a.ID, b.ID)) })
+	var out []doc
+	for k, entry := range strings.Split(spec, ",") {
+		size, rate, ok := strings.Cut(entry, ":")
+		n, err1 := strconv.Atoi(size)
+		e, err2 := strconv.ParseFloat(rate, 64)
+		if !ok || err1 != nil || err2 != nil || n < 1 || e < 0 || e >= 1 {
+			return nil, fmt.Errorf("-families %q: want SIZE:RATE with SIZE at least 1 and RATE in [0, 1)", entry)
+		}
+		if k >= len(articles) {
+			return nil, fmt.Errorf("-families: only %d rows can start a family", len(articles))
+		}
+		words := strings.Fields(articles[k].Text)
+		for c := range n {
+			r := rand.New(rand.NewPCG(seed^0x66616d, uint64(k)<<32|uint64(c)))
+			pick := func() string { return vocab[r.IntN(len(vocab))] }
+			var text []string
+			for range 25 {
+				text = append(text, pick())
+			}
+			for _, w := range words {
+				switch x := r.Float64(); {
+				case x < e/3: // deleted
+				case x < 2*e/3:
+					text = append(text, pick())
+				case x < e:
+					text = append(text, w, pick())
+				default:
+					text = append(text, w)
+				}
+			}
+			for range 25 {
+				text = append(text, pick())
+			}
+			url := fmt.Sprintf("https://site-%d.example/family-%d", c, k)
+			out = append(out, doc{ID: fmt.Sprintf("family-%d-copy-%d", k, c), URL: &url, Text: strings.Join(text, " ")})
+		}
+	}
+	return out, nil
+}
+
+// latin reports whether most of s's bytes are ASCII letters or spaces.
+func latin(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; (c >= 'a' && c <= 'z') || s[i] == ' ' {
+			n++
+		}
+	}
+	return n*10 >= len(s)*8
+}
