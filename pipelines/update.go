@@ -225,9 +225,17 @@ func updatable(dir string, src *output.Manifest, cfg transforms.Config) error {
 		if k == "features" && have == "" {
 			have = "words:" + src.Settings["shingle_words"] // written before --features
 		}
+		decl := settings.Recorded(k)
+		if _, recorded := src.Settings[k]; !recorded && decl != nil && decl.Absent != "" {
+			have = decl.Absent // written before the setting: what it ran as
+		}
 		if have != want[k] {
-			return fmt.Errorf("%s was written with %s %q and this update has %q: an index and its update must share the sketch, shingle and seed settings (rerun the full pipeline to change them)",
-				dir, k, have, want[k])
+			give := ""
+			if decl != nil {
+				give = fmt.Sprintf("give --%s %s, or ", decl.Name, have)
+			}
+			return fmt.Errorf("%s was written with %s %q and this update has %q: an index and its update must share the sketch, shingle and seed settings (%srerun the full pipeline to change them)",
+				dir, k, have, want[k], give)
 		}
 	}
 	switch {

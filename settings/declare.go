@@ -55,6 +55,10 @@ type Setting struct {
 	Manifest string
 	manifest func(Config) string
 	Index    bool
+	// Absent, when set, is the value a manifest without the key stands
+	// for: an output made before the setting existed ran without it,
+	// whatever today's default is.
+	Absent string
 	// Commands are the commands besides a full run that take the flag
 	// (Recluster, Update, Lost, Export, NotRun).
 	Commands int
@@ -247,8 +251,8 @@ var Declarations = []*Setting{
 			r.MaxShingleDocs = n
 			return nil
 		}},
-	{Name: "anchor-docs", Group: GroupSimilarity, Default: "0", Commands: Update, Manifest: "anchor_docs", Index: true,
-		Help:     "a shingle in more than --max-shingle-docs documents is counted between each of them and the first N of its documents (the lowest doc IDs), so that a family of near-copies larger than the cap still links at a cost linear in its size; 0: such shingles are dropped, as Broder did",
+	{Name: "anchor-docs", Group: GroupSimilarity, Default: "4", Commands: Update, Manifest: "anchor_docs", Index: true, Absent: "0",
+		Help:     "in --mode=pairs, a shingle in more than --max-shingle-docs documents is counted between each of them and the first N of its documents (the lowest doc IDs), so that a family of near-copies larger than the cap still links, at a cost linear in its size; 0: such shingles are dropped, as Broder did (and as outputs made before the setting were)",
 		manifest: func(c Config) string { return strconv.Itoa(c.AnchorDocs) },
 		set:      atLeast(0, func(r *Run, n int) { r.AnchorDocs = n })},
 	{Name: "template-shingles", Group: GroupSimilarity, Default: "off", Commands: Update, Manifest: "template_shingles", Index: true,

@@ -249,6 +249,9 @@ func FromManifest(recorded, flags map[string]string) (Config, error) {
 			v, ok = flags[s.Name]
 			ok = ok && v != ""
 		}
+		if !ok && s.Manifest != "" && s.Absent != "" {
+			v, ok = s.Absent, true
+		}
 		if !ok {
 			continue
 		}
@@ -266,6 +269,16 @@ func FromManifest(recorded, flags map[string]string) (Config, error) {
 		r.Extract = ""
 	}
 	return r.Config, nil
+}
+
+// Recorded is the setting the manifest records under key, or nil.
+func Recorded(key string) *Setting {
+	for _, s := range Declarations {
+		if s.Manifest == key {
+			return s
+		}
+	}
+	return nil
 }
 
 // IndexKeys are the manifest keys an update must share with its index.

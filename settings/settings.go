@@ -79,10 +79,11 @@ type Config struct {
 	BloomBits      int
 	Equivalence    string // what the identical shortcut merges: IdenticalContent, Lexical or ShingleEquivalent
 	MaxShingleDocs int    // shingles in more documents than this are dropped, or anchored
-	// AnchorDocs, when above 0, keeps a shingle in more than
-	// MaxShingleDocs documents as a link of each of them to the
+	// AnchorDocs, when above 0 (4 by default), keeps a shingle in more
+	// than MaxShingleDocs documents as a link of each of them to the
 	// AnchorDocs lowest-numbered documents of its list, at a cost linear
-	// in the list, where Broder drops it (0).
+	// in the list, where Broder drops it (0): a family of near-copies
+	// larger than the cap shares nothing but such shingles.
 	AnchorDocs int
 
 	// Clustering: which pairs link, what a cluster is, which document it

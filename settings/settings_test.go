@@ -157,3 +157,20 @@ func TestDeclarations(t *testing.T) {
 		t.Errorf("defaults: %+v", d.Config)
 	}
 }
+
+// TestAnchorDocsOfAnOlderOutput: an output whose manifest has no
+// anchor_docs was made when shingles over the cap were dropped, so it
+// reads as 0 whatever the default; one that records it keeps its value.
+func TestAnchorDocsOfAnOlderOutput(t *testing.T) {
+	if Default().AnchorDocs != 4 {
+		t.Fatalf("default --anchor-docs %d, want 4", Default().AnchorDocs)
+	}
+	old, err := FromManifest(map[string]string{"max_shingle_docs": "1000"}, nil)
+	if err != nil || old.AnchorDocs != 0 {
+		t.Fatalf("an older manifest: AnchorDocs %d (%v), want 0", old.AnchorDocs, err)
+	}
+	rec, err := FromManifest(map[string]string{"anchor_docs": "7"}, nil)
+	if err != nil || rec.AnchorDocs != 7 {
+		t.Fatalf("a manifest with anchor_docs 7: AnchorDocs %d (%v)", rec.AnchorDocs, err)
+	}
+}

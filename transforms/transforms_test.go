@@ -85,6 +85,7 @@ func testConfig() Config {
 
 func TestShingleMergeDropsSingletonsAndCommonShingles(t *testing.T) {
 	cfg := testConfig()
+	cfg.AnchorDocs = 0 // dropped, as Broder did
 	p, s := beam.NewPipelineWithRoot()
 	in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
 		1: {10, 20, 30},

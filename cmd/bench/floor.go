@@ -351,9 +351,9 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 			}
 			nd++
 			switch k := j - i; {
-			case k > cfg.MaxShingleDocs:
+			case k > cfg.MaxShingleDocs && cfg.AnchorDocs == 0:
 				nx++
-			case k >= 2:
+			case k >= 2: // over the cap, anchored in phase 3
 				ns++
 				out = append(out, all[i:j]...) // in place: out never passes i
 			}
@@ -388,14 +388,20 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 			for j < len(l) && l[j].shingle == l[i].shingle {
 				j++
 			}
-			for x := i; x < j; x++ {
+			// A list over the cap pairs through its first AnchorDocs
+			// documents only (--anchor-docs), as phase 3 does.
+			xs := j
+			if cfg.AnchorDocs > 0 && j-i > cfg.MaxShingleDocs {
+				xs = i + min(j-i, cfg.AnchorDocs)
+			}
+			for x := i; x < xs; x++ {
 				for y := x + 1; y < j; y++ {
 					key := uint64(l[x].doc)<<32 | uint64(l[y].doc)
 					p := fingerprint.Mix(key) >> (64 - pairBits)
 					triplets[w][p] = append(triplets[w][p], key)
 				}
+				n += int64(j - x - 1)
 			}
-			n += int64((j - i) * (j - i - 1) / 2)
 			i = j
 		}
 		lists[b] = nil

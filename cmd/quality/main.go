@@ -170,9 +170,10 @@ var modes = []mode{
 	// The runner's defaults as they are (--verify=auto: on these small
 	// corpora, the uncertain pairs verified).
 	{"defaults", func(c *transforms.Config) { c.Verify = settings.VerifyAuto }},
-	// The defaults, with shingles over --max-shingle-docs anchored
-	// (--anchor-docs 4) rather than dropped.
-	{"anchors:4", func(c *transforms.Config) { c.Verify, c.AnchorDocs = settings.VerifyAuto, 4 }},
+	// The defaults, with shingles over --max-shingle-docs dropped
+	// (--anchor-docs 0, Broder's way and the default until issue 55)
+	// rather than anchored.
+	{"defaults+drop", func(c *transforms.Config) { c.Verify, c.AnchorDocs = settings.VerifyAuto, 0 }},
 	{"mod:25", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Mod, N: 25} }},
 	{"min:100", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }},
 	{"supershingle", func(c *transforms.Config) {

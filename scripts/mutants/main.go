@@ -41,6 +41,14 @@ type mutation struct {
 
 var mutations = []mutation{
 	{
+		name: "anchors: an output made before --anchor-docs read as anchored by today's default",
+		file: "settings/parse.go",
+		old:  "v, ok = s.Absent, true",
+		new:  "v, ok = s.Absent, false",
+		pkgs: []string{"./settings"},
+		run:  "TestAnchorDocsOfAnOlderOutput",
+	},
+	{
 		name: "anchors: a list over the cap paired all with all again",
 		file: "transforms/paircount.go",
 		old:  "for x := range f.Linking.anchors(len(docs)) {",

@@ -78,18 +78,24 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		{"containment", func(c *transforms.Config) { c.Policy = policy.Policy{Containment: 0.5} }, false, nil},
 		// A low cap: shingles the new documents push over it must leave
 		// the index's pairs as a full run would count them.
-		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs = 3 }, false, nil},
+		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs, c.AnchorDocs = 3, 0 }, false, nil},
 		// Anchored instead of dropped (--anchor-docs): a list the new
 		// documents push over the cap pairs through its first document
 		// documents only, and the index's other pairs lose its count.
 		{"anchored common shingles", func(c *transforms.Config) { c.MaxShingleDocs, c.AnchorDocs = 4, 1 }, false, nil},
+		{"min:N anchored common shingles", func(c *transforms.Config) {
+			c.Sketch, c.MaxShingleDocs, c.AnchorDocs = sketch.Spec{Kind: sketch.Min, N: 100}, 4, 1
+		}, true, nil},
+		{"minhash anchored common shingles", func(c *transforms.Config) {
+			c.Sketch, c.MaxShingleDocs, c.AnchorDocs = sketch.Spec{Kind: sketch.MinHash, N: 64}, 4, 1
+		}, true, nil},
 		// MIN_s: the index's pairs that lose a shingle are counted again.
 		{"min:N", func(c *transforms.Config) { c.Sketch = sketch.Spec{Kind: sketch.Min, N: 100} }, false, nil},
 		{"min:N common shingles", func(c *transforms.Config) {
-			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.Min, N: 100}, 3
+			c.Sketch, c.MaxShingleDocs, c.AnchorDocs = sketch.Spec{Kind: sketch.Min, N: 100}, 3, 0
 		}, true, nil},
 		{"minhash common shingles", func(c *transforms.Config) {
-			c.Sketch, c.MaxShingleDocs = sketch.Spec{Kind: sketch.MinHash, N: 64}, 3
+			c.Sketch, c.MaxShingleDocs, c.AnchorDocs = sketch.Spec{Kind: sketch.MinHash, N: 64}, 3, 0
 		}, true, nil},
 		// The kept document by the docs table's columns, read from the
 		// index's docs table.
