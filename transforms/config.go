@@ -152,11 +152,11 @@ func (c Config) anchorDocs() int {
 	return c.AnchorDocs
 }
 
-// anchors is how many of a list of n documents phase 3 pairs with the
+// Anchors is how many of a list of n documents phase 3 pairs with the
 // others: all of them, or for a list over the cap that phase 2 kept
 // (AnchorDocs), its first AnchorDocs, so that its pairs grow with n, not
 // n squared.
-func (l Linking) anchors(n int) int {
+func (l Linking) Anchors(n int) int {
 	if l.AnchorDocs > 0 && n > l.MaxShingleDocs {
 		return min(n, l.AnchorDocs)
 	}
@@ -190,7 +190,7 @@ type Linking struct {
 	VerifiedAt    policy.Policy
 	// MaxShingleDocs and AnchorDocs are Candidates': a list of more than
 	// MaxShingleDocs documents is paired through its first AnchorDocs
-	// (anchors), when AnchorDocs is above 0.
+	// (Anchors), when AnchorDocs is above 0.
 	MaxShingleDocs, AnchorDocs int
 }
 

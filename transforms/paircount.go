@@ -91,7 +91,7 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 			j++
 		}
 		docs := lists[i:j] // sorted by doc, so a < b below
-		for x := range f.Linking.anchors(len(docs)) {
+		for x := range f.Linking.Anchors(len(docs)) {
 			y := x + 1
 			first := f.FirstNewDoc
 			if first > 0 && docs[x].Doc < first && !recount[docs[x].Doc] {

@@ -216,19 +216,21 @@ func (c *listCutter) add(all []packed.Posting) {
 						break
 					}
 				}
-				if len(old) <= c.maxShingleDocs() && c.AnchorDocs > 0 {
-					// Anchored, a full run still counts the pairs of
-					// the list's first AnchorDocs (all the index's, as
-					// its doc IDs come first): only the others' pairs
-					// lose this shingle.
-					old = old[min(len(old), c.AnchorDocs):]
-				}
-				if len(old) >= 2 && len(old) <= c.maxShingleDocs() {
-					var b []byte
-					for _, p := range old {
-						b = p.Append(b)
+				if len(old) <= c.maxShingleDocs() {
+					if c.AnchorDocs > 0 {
+						// Anchored, a full run still counts the pairs
+						// of the list's first AnchorDocs (all the
+						// index's, as its doc IDs come first): only the
+						// others' pairs lose this shingle.
+						old = old[min(len(old), c.AnchorDocs):]
 					}
-					m.recapped = append(m.recapped, b)
+					if len(old) >= 2 {
+						var b []byte
+						for _, p := range old {
+							b = p.Append(b)
+						}
+						m.recapped = append(m.recapped, b)
+					}
 				}
 			}
 			if c.AnchorDocs == 0 {

@@ -128,6 +128,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 	if cfg.Sketch.Kind != sketch.Mod || cfg.Mode == settings.ModeSuperShingle {
 		return nil, fmt.Errorf("floor: only pairs mode with a mod:M sketch")
 	}
+	link := cfg.Linking() // which lists over the cap phase 3 anchors, as the pipeline's
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -351,7 +352,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 			}
 			nd++
 			switch k := j - i; {
-			case k > cfg.MaxShingleDocs && cfg.AnchorDocs == 0:
+			case k > cfg.MaxShingleDocs && link.AnchorDocs == 0:
 				nx++
 			case k >= 2: // over the cap, anchored in phase 3
 				ns++
@@ -390,11 +391,7 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 			}
 			// A list over the cap pairs through its first AnchorDocs
 			// documents only (--anchor-docs), as phase 3 does.
-			xs := j
-			if cfg.AnchorDocs > 0 && j-i > cfg.MaxShingleDocs {
-				xs = i + min(j-i, cfg.AnchorDocs)
-			}
-			for x := i; x < xs; x++ {
+			for x := i; x < i+link.Anchors(j-i); x++ {
 				for y := x + 1; y < j; y++ {
 					key := uint64(l[x].doc)<<32 | uint64(l[y].doc)
 					p := fingerprint.Mix(key) >> (64 - pairBits)

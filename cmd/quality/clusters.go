@@ -113,20 +113,15 @@ func components(pairs []simjoin.Pair) map[uint64]uint64 {
 
 // clusterScore counts same-cluster pairs: Truth in the truth's clusters,
 // Found in the clustering's, Both in both; over the documents of universe
-// only.
+// only. Clusters are the clustering's clusters of two or more of those
+// documents, Largest the most of them in one.
 type clusterScore struct {
 	Truth, Found, Both int64
+	Clusters, Largest  int
 }
 
-func (s clusterScore) precision() string { return ratio64(s.Both, s.Found) }
-func (s clusterScore) recall() string    { return ratio64(s.Both, s.Truth) }
-
-func ratio64(num, den int64) string {
-	if den == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.3f", float64(num)/float64(den))
-}
+func (s clusterScore) precision() string { return ratio(s.Both, s.Found) }
+func (s clusterScore) recall() string    { return ratio(s.Both, s.Truth) }
 
 // scoreClusters compares a clustering with the truth by pair counting,
 // from their contingency table (n documents in truth cluster i and found
@@ -135,25 +130,18 @@ func ratio64(num, den int64) string {
 // a side does not label is alone on that side.
 func scoreClusters(universe map[uint64][]uint64, truth, found map[uint64]uint64) clusterScore {
 	type cell struct{ t, f uint64 }
-	type side struct {
-		labelled bool
-		label    uint64
-	}
-	lookup := func(m map[uint64]uint64, id uint64) side {
-		l, ok := m[id]
-		return side{ok, l}
-	}
 	cells, truths, founds := map[cell]int64{}, map[uint64]int64{}, map[uint64]int64{}
 	for id := range universe {
-		t, f := lookup(truth, id), lookup(found, id)
-		if t.labelled {
-			truths[t.label]++
+		t, inT := truth[id]
+		f, inF := found[id]
+		if inT {
+			truths[t]++
 		}
-		if f.labelled {
-			founds[f.label]++
+		if inF {
+			founds[f]++
 		}
-		if t.labelled && f.labelled {
-			cells[cell{t.label, f.label}]++
+		if inT && inF {
+			cells[cell{t, f}]++
 		}
 	}
 	pairs := func(n int64) int64 { return n * (n - 1) / 2 }
@@ -163,6 +151,10 @@ func scoreClusters(universe map[uint64][]uint64, truth, found map[uint64]uint64)
 	}
 	for _, n := range founds {
 		s.Found += pairs(n)
+		if n > 1 {
+			s.Clusters++
+		}
+		s.Largest = max(s.Largest, int(n))
 	}
 	for _, n := range cells {
 		s.Both += pairs(n)
@@ -185,24 +177,6 @@ type clusterRow struct {
 	BothPairs  int64   `json:"both_pairs"`
 	Clusters   int     `json:"clusters"` // the clustering's clusters of 2 or more documents of the universe
 	Largest    int     `json:"largest"`  // its largest cluster's documents of the universe
-}
-
-// clusterCount is the number of the clustering's clusters with at least
-// two documents of universe, and the size of its largest.
-func clusterCount(universe map[uint64][]uint64, found map[uint64]uint64) (n, largest int) {
-	sizes := map[uint64]int{}
-	for id := range universe {
-		if l, ok := found[id]; ok {
-			sizes[l]++
-		}
-	}
-	for _, s := range sizes {
-		if s > 1 {
-			n++
-		}
-		largest = max(largest, s)
-	}
-	return n, largest
 }
 
 func printClusterRows(rows []clusterRow) {

@@ -18,6 +18,18 @@ func bruteScore(ids []uint64, truth, found map[uint64]uint64) clusterScore {
 		return oka && okb && la == lb
 	}
 	var s clusterScore
+	sizes := map[uint64]int{}
+	for _, id := range ids {
+		if l, ok := found[id]; ok {
+			sizes[l]++
+		}
+	}
+	for _, n := range sizes {
+		if n > 1 {
+			s.Clusters++
+		}
+		s.Largest = max(s.Largest, n)
+	}
 	for i, a := range ids {
 		for _, b := range ids[i+1:] {
 			t, f := same(truth, a, b), same(found, a, b)

@@ -559,17 +559,14 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64, outside []
 		exacts[i] = exact{exactSet(pairs), jaccards(pairs), time.Since(start).Seconds()}
 		progress("%s: exact join at %g: %d pairs (%d candidates, %d verified) in %.2fs", c.glob, t, len(pairs), st.Candidates, st.Verified, exacts[i].seconds)
 		truth := components(pairs)
+		scored := outside
 		if len(outside) > 0 {
-			n, largest := clusterCount(sets, truth)
-			s := scoreClusters(sets, truth, truth)
-			rows = append(rows, clusterRow{Corpus: c.name(), Tool: exactTool, Threshold: t,
-				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: n, Largest: largest})
+			scored = append([]clustering{{name: exactTool, labels: truth}}, outside...)
 		}
-		for _, o := range outside {
+		for _, o := range scored {
 			s := scoreClusters(sets, truth, o.labels)
-			n, largest := clusterCount(sets, o.labels)
 			rows = append(rows, clusterRow{Corpus: c.name(), Tool: o.name, Threshold: t,
-				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: n, Largest: largest})
+				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: s.Clusters, Largest: s.Largest})
 		}
 	}
 

@@ -157,7 +157,7 @@ func compare(found, exact pairSet) score {
 }
 
 // ratio formats num/den with 3 decimals, or "-" when den is 0.
-func ratio(num, den int) string {
+func ratio[T int | int64](num, den T) string {
 	if den == 0 {
 		return "-"
 	}
@@ -376,10 +376,6 @@ func missedBands(found pairSet, exact map[pairKey]float64, pairs []tables.Pair, 
 	bands := []float64{0.55, 0.6, 0.7, 0.8, 0.9, 1.01}
 	missed, counted := make([]int, len(bands)), make([]int, len(bands))
 	reps := representatives(docs)
-	inTable := make(pairSet, len(pairs))
-	for _, p := range pairs {
-		inTable.add(uint64(p.DocA), uint64(p.DocB))
-	}
 	rows := make(map[pairKey]tables.Pair, len(pairs))
 	for _, p := range pairs {
 		rows[keyOf(uint64(p.DocA), uint64(p.DocB))] = p
@@ -389,20 +385,22 @@ func missedBands(found pairSet, exact map[pairKey]float64, pairs []tables.Pair, 
 		if _, ok := found[k]; ok {
 			continue
 		}
-		if r, ok := rows[keyOf(repOf(reps, k[0]), repOf(reps, k[1]))]; ok && j >= 0.9 && len(examples) < 5 {
-			dense := "-"
-			if r.DenseResemblance != nil {
-				dense = fmt.Sprintf("%.3f", *r.DenseResemblance)
-			}
-			examples = append(examples, fmt.Sprintf("%d-%d exact %.3f: shared %d of %d and %d, estimate %.3f, dense %s", k[0], k[1], j, r.Shared, r.SketchSizeA, r.SketchSizeB, r.Resemblance, dense))
-		}
 		b := 0
 		for b < len(bands)-1 && j >= bands[b] {
 			b++
 		}
 		missed[b]++
-		if _, ok := inTable[keyOf(repOf(reps, k[0]), repOf(reps, k[1]))]; ok {
-			counted[b]++
+		r, ok := rows[keyOf(repOf(reps, k[0]), repOf(reps, k[1]))]
+		if !ok {
+			continue
+		}
+		counted[b]++
+		if j >= 0.9 && len(examples) < 5 {
+			dense := "-"
+			if r.DenseResemblance != nil {
+				dense = fmt.Sprintf("%.3f", *r.DenseResemblance)
+			}
+			examples = append(examples, fmt.Sprintf("%d-%d exact %.3f: shared %d of %d and %d, estimate %.3f, dense %s", k[0], k[1], j, r.Shared, r.SketchSizeA, r.SketchSizeB, r.Resemblance, dense))
 		}
 	}
 	var parts []string

@@ -51,7 +51,7 @@ var mutations = []mutation{
 	{
 		name: "anchors: a list over the cap paired all with all again",
 		file: "transforms/paircount.go",
-		old:  "for x := range f.Linking.anchors(len(docs)) {",
+		old:  "for x := range f.Linking.Anchors(len(docs)) {",
 		new:  "for x := range len(docs) {",
 		pkgs: []string{"./transforms"},
 		run:  "TestPairCountAnchorsListsOverTheCap",

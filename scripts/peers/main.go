@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -195,14 +196,7 @@ func run() error {
 // peers are the tools peers.py runs.
 var peers = []string{"datatrove", "datasketch", "rensa", "text-dedup"}
 
-func isPeer(t string) bool {
-	for _, p := range peers {
-		if p == t {
-			return true
-		}
-	}
-	return false
-}
+func isPeer(t string) bool { return slices.Contains(peers, t) }
 
 func ratio(num, den int64) string {
 	if den == 0 {

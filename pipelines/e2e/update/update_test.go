@@ -81,7 +81,7 @@ func TestUpdateEqualsFullRun(t *testing.T) {
 		{"common shingles", func(c *transforms.Config) { c.MaxShingleDocs, c.AnchorDocs = 3, 0 }, false, nil},
 		// Anchored instead of dropped (--anchor-docs): a list the new
 		// documents push over the cap pairs through its first document
-		// documents only, and the index's other pairs lose its count.
+		// only, and the index's other pairs lose its count.
 		{"anchored common shingles", func(c *transforms.Config) { c.MaxShingleDocs, c.AnchorDocs = 4, 1 }, false, nil},
 		{"min:N anchored common shingles", func(c *transforms.Config) {
 			c.Sketch, c.MaxShingleDocs, c.AnchorDocs = sketch.Spec{Kind: sketch.Min, N: 100}, 4, 1
