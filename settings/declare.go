@@ -252,7 +252,7 @@ var Declarations = []*Setting{
 			return nil
 		}},
 	{Name: "anchor-docs", Group: GroupSimilarity, Default: "4", Commands: Update, Manifest: "anchor_docs", Index: true, Absent: "0",
-		Help:     "in --mode=pairs, a shingle in more than --max-shingle-docs documents is counted between each of them and the first N of its documents (the lowest doc IDs), so that a family of near-copies larger than the cap still links, at a cost linear in its size; 0: such shingles are dropped, as Broder did (and as outputs made before the setting were)",
+		Help:     "a shingle (in --mode=supershingle, a super-shingle) in more than --max-shingle-docs documents is counted between each of them and the first N of its documents (the lowest doc IDs), so that a family of near-copies larger than the cap still links, at a cost linear in its size; 0: such shingles are dropped, as Broder did (and as outputs made before the setting were)",
 		manifest: func(c Config) string { return strconv.Itoa(c.AnchorDocs) },
 		set:      atLeast(0, func(r *Run, n int) { r.AnchorDocs = n })},
 	{Name: "template-shingles", Group: GroupSimilarity, Default: "off", Commands: Update, Manifest: "template_shingles", Index: true,

@@ -119,9 +119,8 @@ type Candidates struct {
 	Mode settings.Mode
 	// Sketch is what the postings are values of: MIN_s postings carry
 	// their ranks, and super-shingle candidates are counted on it.
-	Sketch         sketch.Spec
-	MaxShingleDocs int // a shingle in more documents is dropped (see maxShingleDocs), or anchored
-	AnchorDocs     int // settings.Config.AnchorDocs: how many documents anchor a list over the cap (0: dropped)
+	Sketch  sketch.Spec
+	ListCap // a shingle in more documents than the cap (see maxShingleDocs) is dropped or anchored
 	// SuperSize and Seed make a super-shingle of every SuperSize sketch
 	// values (Broder's, fingerprinted with Seed), in super-shingle mode.
 	SuperSize int
@@ -130,7 +129,7 @@ type Candidates struct {
 
 // Candidates is c's Candidates.
 func (c Config) Candidates() Candidates {
-	return Candidates{Mode: c.Mode, Sketch: c.Sketch, MaxShingleDocs: c.MaxShingleDocs, AnchorDocs: c.anchorDocs(), SuperSize: c.SuperSize, Seed: c.Seed}
+	return Candidates{Mode: c.Mode, Sketch: c.Sketch, ListCap: c.listCap(), SuperSize: c.SuperSize, Seed: c.Seed}
 }
 
 // maxShingleDocs is how many documents a shingle may be in before phase 2
@@ -142,21 +141,32 @@ func (c Candidates) maxShingleDocs() int {
 	return c.MaxShingleDocs
 }
 
-// anchorDocs is c.AnchorDocs where phase 3 anchors lists, the pairs mode
-// (super-shingles drop their common super-shingles; the exact join drops
-// nothing).
-func (c Config) anchorDocs() int {
-	if c.Mode != settings.ModePairs {
-		return 0
-	}
-	return c.AnchorDocs
+// ListCap is what becomes of a shingle's (or a super-shingle's) list of
+// documents when it is longer than MaxShingleDocs: Broder dropped it, as
+// pairing it whole would square its length; with AnchorDocs above 0 it is
+// kept and paired through its first AnchorDocs documents (Anchors), so
+// that a family larger than the cap is still found, at a cost linear in
+// its size.
+type ListCap struct {
+	MaxShingleDocs int // settings.Config.MaxShingleDocs
+	AnchorDocs     int // settings.Config.AnchorDocs (0: dropped)
 }
 
-// Anchors is how many of a list of n documents phase 3 pairs with the
-// others: all of them, or for a list over the cap that phase 2 kept
+// listCap is c's ListCap. The exact join drops nothing (maxShingleDocs),
+// so it anchors nothing either.
+func (c Config) listCap() ListCap {
+	l := ListCap{MaxShingleDocs: c.MaxShingleDocs, AnchorDocs: c.AnchorDocs}
+	if c.Mode == settings.ModeExact {
+		l.AnchorDocs = 0
+	}
+	return l
+}
+
+// Anchors is how many of a list of n documents are paired with the
+// others: all of them, or for a list over the cap that is kept
 // (AnchorDocs), its first AnchorDocs, so that its pairs grow with n, not
 // n squared.
-func (l Linking) Anchors(n int) int {
+func (l ListCap) Anchors(n int) int {
 	if l.AnchorDocs > 0 && n > l.MaxShingleDocs {
 		return min(n, l.AnchorDocs)
 	}
@@ -188,10 +198,10 @@ type Linking struct {
 	// recluster, where it is the source run's.
 	UncertainOnly bool
 	VerifiedAt    policy.Policy
-	// MaxShingleDocs and AnchorDocs are Candidates': a list of more than
-	// MaxShingleDocs documents is paired through its first AnchorDocs
-	// (Anchors), when AnchorDocs is above 0.
-	MaxShingleDocs, AnchorDocs int
+	// ListCap is Candidates': a list of more than MaxShingleDocs
+	// documents is paired through its first AnchorDocs (Anchors), when
+	// AnchorDocs is above 0.
+	ListCap
 }
 
 // Linking is c's Linking.
@@ -199,7 +209,7 @@ func (c Config) Linking() Linking {
 	l := Linking{Policy: c.Policy, Sketch: c.Sketch, Verification: c.Verification(), LinksAll: c.LinksAll(),
 		Exact: c.Mode == settings.ModeExact, LinkedOnly: c.LinkedOnly,
 		UncertainOnly: c.UncertainOnly(), VerifiedAt: c.Policy,
-		MaxShingleDocs: c.MaxShingleDocs, AnchorDocs: c.anchorDocs()}
+		ListCap: c.listCap()}
 	if c.SourcePolicy != (policy.Policy{}) {
 		l.VerifiedAt = c.SourcePolicy
 	}

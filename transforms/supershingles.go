@@ -41,8 +41,9 @@ func init() {
 // SuperShingles is Broder's super-shingle shortcut, in place of phases 2
 // and 3. It takes the super-shingle postings and the representatives'
 // sketches of Identical (super-shingle mode). Documents sharing a
-// super-shingle are candidate pairs; super-shingles of more than
-// cand.MaxShingleDocs documents are dropped, like common shingles. Each
+// super-shingle are candidate pairs; a super-shingle of more than
+// cand.MaxShingleDocs documents is dropped or anchored, like a common
+// shingle (ListCap). Each
 // candidate pair is then joined with both documents' sketches (two
 // shuffles of candidates, never of all pairs) so that phase 4 can report,
 // and with --verify=sketch require, the estimate on cand.Sketch. It
@@ -73,7 +74,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 	}
 	parts := f.Partitions
 	byPart := make([][]packed.Pair, parts)
-	var distinct, shared, dropped, n int64
+	var distinct, shared, dropped, anchored, n int64
 	for all := sorted.Next(); all != nil; all = sorted.Next() {
 		for i := 0; i < len(all); {
 			j := i + 1
@@ -82,11 +83,14 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 			}
 			distinct++
 			switch docs := all[i:j]; {
-			case len(docs) > f.Candidates.maxShingleDocs():
+			case len(docs) > f.Candidates.maxShingleDocs() && f.Candidates.AnchorDocs == 0:
 				dropped++
 			case len(docs) >= 2:
 				shared++
-				for x := range docs {
+				if len(docs) > f.Candidates.maxShingleDocs() {
+					anchored++
+				}
+				for x := range f.Candidates.Anchors(len(docs)) {
 					for y := x + 1; y < len(docs); y++ {
 						p := packed.Partition(docs[x].Doc, parts)
 						byPart[p] = append(byPart[p], packed.Pair{A: docs[x].Doc, B: docs[y].Doc, Count: 1})
@@ -106,6 +110,7 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 	distinctShingles.Inc(ctx, distinct)
 	sharedShingles.Inc(ctx, shared)
 	commonDropped.Inc(ctx, dropped)
+	commonAnchored.Inc(ctx, anchored)
 	pairTriplets.Inc(ctx, n)
 	return nil
 }

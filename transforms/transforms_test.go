@@ -25,6 +25,7 @@ func TestMain(m *testing.M) { beamtest.Main(m) }
 func init() {
 	register.Function2x1[[]byte, func(string), error](postingStrings)
 	register.Function3x1[int, []byte, func(string), error](pairStrings)
+	register.Function3x1[int, []byte, func(string), error](candidateStrings)
 	register.Function3x1[int, []byte, func(string), error](assignmentStrings)
 }
 
@@ -134,6 +135,47 @@ func TestPairCountAnchorsListsOverTheCap(t *testing.T) {
 	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "1-4:1/0", "1-5:1/0", "1-6:1/0",
 		"2-3:1/0", "2-4:1/0", "2-5:1/0", "2-6:1/0")
 	ptest.RunAndValidate(t, p)
+}
+
+// TestSuperCandidatesAnchorListsOverTheCap: a super-shingle in more
+// documents than the cap pairs its first AnchorDocs documents with all
+// the others, as a shingle does in phase 3 (TestPairCountAnchorsListsOverTheCap);
+// with AnchorDocs 0 it is dropped, as Broder dropped it.
+func TestSuperCandidatesAnchorListsOverTheCap(t *testing.T) {
+	for _, c := range []struct {
+		anchors int
+		want    []string
+	}{
+		// 1-2 once for each super-shingle: they are in partitions of
+		// their own, and attachSketchAFn sums the counts.
+		{2, []string{"1-2:1/0", "1-2:1/0", "1-3:1/0", "1-4:1/0", "1-5:1/0", "1-6:1/0", "2-3:1/0", "2-4:1/0", "2-5:1/0", "2-6:1/0"}},
+		{0, []string{"1-2:1/0"}},
+	} {
+		cfg := testConfig()
+		cfg.Mode, cfg.AnchorDocs = settings.ModeSuperShingle, c.anchors
+		p, s := beam.NewPipelineWithRoot()
+		in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
+			1: {10, 20}, 2: {10, 20}, 3: {10}, 4: {10}, 5: {10}, 6: {10},
+		}, cfg))
+		postings := beam.GroupByKey(s, beam.ParDo(s, kvFromStruct, in))
+		pairs := beam.ParDo(s, &superCandidatesFn{Candidates: cfg.Candidates(), Partitions: cfg.Partitions}, postings)
+		passert.Equals(s, beam.ParDo(s, candidateStrings, pairs), beam.CreateList(s, c.want))
+		ptest.RunAndValidate(t, p)
+	}
+}
+
+// candidateStrings is pairStrings for batches of plain packed.Pair
+// records, the super-shingle candidates.
+func candidateStrings(_ int, sealed []byte, emit func(string)) error {
+	b, err := packed.Open(nil, sealed)
+	if err != nil {
+		return err
+	}
+	ps, err := packed.AppendPairs(nil, b)
+	for _, p := range ps {
+		emit(fmt.Sprintf("%d-%d:%d/%d", p.A, p.B, p.Count, p.MinShared))
+	}
+	return err
 }
 
 // TestPairCountMinSketchMatchesDirectEstimate checks that Broder's MIN_s

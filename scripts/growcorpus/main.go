@@ -46,6 +46,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/neardup/neardup/scripts/gencrawl/synth"
 )
 
 // doc is one row, with the real tables' column names and nullability.
@@ -299,29 +301,12 @@ func families(spec string, base []doc, seed uint64) ([]doc, error) {
 			return nil, fmt.Errorf("-families: only %d rows can start a family", len(articles))
 		}
 		words := strings.Fields(articles[k].Text)
+		pick := func(r *rand.Rand) string { return vocab[r.IntN(len(vocab))] }
 		for c := range n {
 			r := rand.New(rand.NewPCG(seed^0x66616d, uint64(k)<<32|uint64(c)))
-			pick := func() string { return vocab[r.IntN(len(vocab))] }
-			var text []string
-			for range 25 {
-				text = append(text, pick())
-			}
-			for _, w := range words {
-				switch x := r.Float64(); {
-				case x < e/3: // deleted
-				case x < 2*e/3:
-					text = append(text, pick())
-				case x < e:
-					text = append(text, w, pick())
-				default:
-					text = append(text, w)
-				}
-			}
-			for range 25 {
-				text = append(text, pick())
-			}
+			text := synth.FamilyCopy(r, words, e, true, pick)
 			url := fmt.Sprintf("https://site-%d.example/family-%d", c, k)
-			out = append(out, doc{ID: fmt.Sprintf("family-%d-copy-%d", k, c), URL: &url, Text: strings.Join(text, " ")})
+			out = append(out, doc{ID: fmt.Sprintf("family-%d-copy-%d", k, c), URL: &url, Text: text})
 		}
 	}
 	return out, nil

@@ -57,6 +57,22 @@ var mutations = []mutation{
 		run:  "TestPairCountAnchorsListsOverTheCap",
 	},
 	{
+		name: "anchors: a super-shingle over the cap paired all with all again",
+		file: "transforms/supershingles.go",
+		old:  "for x := range f.Candidates.Anchors(len(docs)) {",
+		new:  "for x := range len(docs) {",
+		pkgs: []string{"./transforms"},
+		run:  "TestSuperCandidatesAnchorListsOverTheCap",
+	},
+	{
+		name: "anchors: a family's shingles over the cap dropped again",
+		file: "transforms/config.go",
+		old:  "l := ListCap{MaxShingleDocs: c.MaxShingleDocs, AnchorDocs: c.AnchorDocs}",
+		new:  "l := ListCap{MaxShingleDocs: c.MaxShingleDocs}",
+		pkgs: []string{"./pipelines/e2e/families"},
+		run:  "TestFamiliesOverTheCap/pairs$",
+	},
+	{
 		name: "anchors: an update uncounts the anchors' pairs that a full run keeps",
 		file: "transforms/shinglemerge.go",
 		old:  "old = old[min(len(old), c.AnchorDocs):]",

@@ -40,12 +40,16 @@ import (
 // Main is TestMain for the end-to-end test packages: their tests run on
 // Prism with --beam_strict, as beamtest.Main runs them, and the outputs
 // Run shared are removed when the tests end.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(MainRet(m)) }
+
+// MainRet is Main without the exit: its exit code, for a TestMain that
+// has its own files to remove.
+func MainRet(m *testing.M) int {
 	code := beamtest.MainRet(m)
 	if outputs.root != "" {
 		os.RemoveAll(outputs.root)
 	}
-	os.Exit(code)
+	return code
 }
 
 // outputs are the runs Run made, by input and configuration.
