@@ -409,9 +409,15 @@ func addMetrics(m *output.Manifest, res metrics.Results) {
 		m.Counts[c.Name()] += c.Result()
 	}
 	for _, d := range res.AllMetrics().Distributions() {
-		if phase, ok := strings.CutSuffix(d.Name(), "_clock_ms"); ok && d.Namespace() == "neardup" {
-			v := d.Result()
+		if d.Namespace() != "neardup" {
+			continue
+		}
+		v := d.Result()
+		if phase, ok := strings.CutSuffix(d.Name(), "_clock_ms"); ok {
 			m.WallMS[phase] = max(m.WallMS[phase], v.Max-v.Min)
+		}
+		if step, ok := strings.CutPrefix(d.Name(), transforms.GroupBytesPrefix); ok {
+			m.LargestGroupBytes[step] = max(m.LargestGroupBytes[step], v.Max)
 		}
 	}
 }

@@ -110,6 +110,9 @@ var statusCounter = map[string]string{
 }
 
 func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assigns, statsIt, repsIt func(*[]byte) bool, emitMembers, emitLargest func(int, []byte)) error {
+	g := measureGroup(ctx, "assemble")
+	defer g.done()
+	metas, assigns, statsIt, repsIt = g.iter(metas), g.iter(assigns), g.iter(statsIt), g.iter(repsIt)
 	n := hold(f.Lanes, &metas, &assigns, &statsIt, &repsIt)
 	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLargest}, outputTime, func() (laneOut[[2]func(int, []byte)], error) {
 		out, tally, err := f.assemble(ctx, part, metas, assigns, statsIt, repsIt)
@@ -248,6 +251,9 @@ type writeMembersFn struct {
 }
 
 func (f *writeMembersFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "write_members")
+	defer g.done()
+	batches = g.iter(batches)
 	defer outputTime.done(ctx, time.Now())
 	rows, err := decodeBatches(batches, decodeMembers)
 	if err != nil || f.TempDir == "" {
@@ -270,6 +276,9 @@ type writeLargestFn struct {
 }
 
 func (f *writeLargestFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "write_largest")
+	defer g.done()
+	batches = g.iter(batches)
 	defer outputTime.done(ctx, time.Now())
 	var top []tables.Cluster
 	err := eachBatch(batches, func(b []byte) error {
@@ -315,6 +324,9 @@ type writePairsFn struct {
 }
 
 func (f *writePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "write_pairs")
+	defer g.done()
+	batches = g.iter(batches)
 	defer outputTime.done(ctx, time.Now())
 	rows, err := decodeBatches(batches, tables.Decode[tables.Pair])
 	if err != nil {

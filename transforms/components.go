@@ -132,6 +132,9 @@ func toKeyZero(_ int, b []byte) (int, []byte) { return 0, b }
 type unionFindFn struct{ Partitions int }
 
 func (f *unionFindFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "union_find")
+	defer g.done()
+	batches = g.iter(batches)
 	defer phase4Time.done(ctx, time.Now())
 	var arcs []components.Edge
 	err := eachBatch(batches, func(b []byte) error {
@@ -246,6 +249,9 @@ func (f *starRoundFn) FinishBundle(ctx context.Context, emit func(int, []byte), 
 }
 
 func (f *starRoundFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "star_round")
+	defer g.done()
+	batches = g.iter(batches)
 	defer phase4Time.done(ctx, time.Now())
 	in, err := decodeBatches(batches, packed.AppendArcs)
 	if err != nil {
@@ -280,6 +286,9 @@ func (f *classifyFn) FinishBundle(ctx context.Context, emitRoots, emitLeaves, em
 }
 
 func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitRoots, emitLeaves, emitResidual func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "classify")
+	defer g.done()
+	batches = g.iter(batches)
 	defer phase4Time.done(ctx, time.Now())
 	in, err := decodeBatches(batches, packed.AppendArcs)
 	if err != nil {
@@ -311,6 +320,9 @@ func (f *classifyFn) ProcessElement(ctx context.Context, _ int, batches func(*[]
 type residualFn struct{ Partitions int }
 
 func (f *residualFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "residual")
+	defer g.done()
+	batches = g.iter(batches)
 	defer phase4Time.done(ctx, time.Now())
 	edges, err := decodeBatches(batches, packed.AppendArcs)
 	if err != nil {
@@ -335,6 +347,9 @@ type relabelFn struct {
 }
 
 func (f *relabelFn) ProcessElement(ctx context.Context, _ int, rootsIt, leavesIt, residIt func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "relabel")
+	defer g.done()
+	rootsIt, leavesIt, residIt = g.iter(rootsIt), g.iter(leavesIt), g.iter(residIt)
 	defer phase4Time.done(ctx, time.Now())
 	rootArcs, err := decodeBatches(rootsIt, packed.AppendArcs)
 	if err != nil {
@@ -418,6 +433,9 @@ func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func
 }
 
 func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
+	g := measureGroup(ctx, "attach")
+	defer g.done()
+	labelsIt, linksIt, copiesIt, ranksIt, repsIt = g.iter(labelsIt), g.iter(linksIt), g.iter(copiesIt), g.iter(ranksIt), g.iter(repsIt)
 	n := hold(f.Lanes, &labelsIt, &linksIt, &copiesIt, &ranksIt, &repsIt)
 	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
 		members, clinks, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
@@ -484,6 +502,9 @@ func (f *summarizeFn) FinishBundle(ctx context.Context, emitAssign, emitStats fu
 }
 
 func (f *summarizeFn) ProcessElement(ctx context.Context, _ int, membersIt, linksIt func(*[]byte) bool, emitAssign, emitStats func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "summarize")
+	defer g.done()
+	membersIt, linksIt = g.iter(membersIt), g.iter(linksIt)
 	defer phase4Time.done(ctx, time.Now())
 	members, err := decodeBatches(membersIt, packed.AppendMembers)
 	if err != nil {

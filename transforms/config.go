@@ -18,6 +18,7 @@ package transforms
 
 import (
 	"math"
+	"slices"
 
 	"github.com/neardup/neardup/clustering/clusters"
 	"github.com/neardup/neardup/clustering/policy"
@@ -162,15 +163,96 @@ func (c Config) listCap() ListCap {
 	return l
 }
 
-// Anchors is how many of a list of n documents are paired with the
-// others: all of them, or for a list over the cap that is kept
-// (AnchorDocs), its first AnchorDocs, so that its pairs grow with n, not
-// n squared.
-func (l ListCap) Anchors(n int) int {
-	if l.AnchorDocs > 0 && n > l.MaxShingleDocs {
-		return min(n, l.AnchorDocs)
+// anchorFit is how different in size a document's anchors may be: their
+// sketches hold at least anchorFit times as many values as its own, and
+// at most 1/anchorFit times. Two documents further apart cannot resemble
+// each other much (at most the ratio of their sizes), so a family's
+// copies anchor on copies of their own rather than on the longer pages
+// that quote them, whatever their doc IDs; the margin under the default
+// threshold (0.5) is for the sketches' sampling. It is fixed, not drawn
+// from the policy, so that an update under another threshold anchors as
+// its index did.
+const anchorFit = 0.4
+
+// fits reports whether documents with sketches of a and b values may
+// anchor each other (anchorFit).
+func fits(a, b uint32) bool {
+	return float64(min(a, b)) >= anchorFit*float64(max(a, b))
+}
+
+// Over reports whether a list of n documents is over the cap and kept
+// for anchoring.
+func (l ListCap) Over(n int) bool { return l.AnchorDocs > 0 && n > l.MaxShingleDocs }
+
+// AnchorPairs calls pair(x, y), x < y, once for each pair of positions of
+// a list over the cap that is counted: each document with its anchors,
+// the first AnchorDocs documents of the list (in doc ID order) besides
+// itself whose sizes fit its own (fits; size(i) is the i-th document's
+// sketch size). A document's anchors are the same in every list that
+// holds them, so a pair's count is over all the shingles they share, and
+// the pairs grow with n, not n squared.
+func (l ListCap) AnchorPairs(n int, size func(i int) uint32, pair func(x, y int)) {
+	k := l.AnchorDocs
+	// The candidates of each distinct size: the first k+1 positions
+	// (k+1, as a document may be among its own) of the sizes that fit
+	// it. Positions are taken in order and given to every size they fit
+	// that still has room; skip[j] jumps over the sizes that are full.
+	var sizes []uint32
+	for i := range n {
+		sizes = append(sizes, size(i))
 	}
-	return n
+	sizes = slices.Compact(slices.Sorted(slices.Values(sizes)))
+	cands := make([][]int, len(sizes))
+	skip := make([]int, len(sizes)+1)
+	for j := range skip {
+		skip[j] = j
+	}
+	open := func(j int) int { // the first size at or after j with room
+		r := j
+		for skip[r] != r {
+			r = skip[r]
+		}
+		for skip[j] != r {
+			skip[j], j = r, skip[j]
+		}
+		return r
+	}
+	for i := range n {
+		z := size(i)
+		lo, _ := slices.BinarySearchFunc(sizes, z, func(s, z uint32) int {
+			if fits(s, z) || s > z {
+				return 1
+			}
+			return -1
+		})
+		for j := open(lo); j < len(sizes) && fits(sizes[j], z); j = open(j + 1) {
+			if cands[j] = append(cands[j], i); len(cands[j]) > k {
+				skip[j] = j + 1
+			}
+		}
+	}
+	of := func(i int, buf []int) []int { // the anchors of position i
+		z, _ := slices.BinarySearch(sizes, size(i))
+		buf = buf[:0]
+		for _, x := range cands[z] {
+			if x != i && len(buf) < k {
+				buf = append(buf, x)
+			}
+		}
+		return buf
+	}
+	var mine, theirs []int
+	for y := range n {
+		mine = of(y, mine)
+		for _, x := range mine {
+			// A pair that anchors both ways is counted at the turn of
+			// its first position.
+			if theirs = of(x, theirs); x < y && slices.Contains(theirs, y) {
+				continue
+			}
+			pair(min(x, y), max(x, y))
+		}
+	}
 }
 
 // Linking is which counted pairs link and which the pairs table keeps:

@@ -38,6 +38,9 @@ func EquivalenceCounts(s beam.Scope, equiv beam.PCollection, partitions int) {
 type equivalenceCountFn struct{ Partitions int }
 
 func (f *equivalenceCountFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "equivalence_count")
+	defer g.done()
+	batches = g.iter(batches)
 	level := key / f.Partitions
 	if level < 0 || level >= len(settings.Equivalences) {
 		return fmt.Errorf("equivalence key %d out of range", key)

@@ -324,6 +324,9 @@ func (f *exportSliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 // ProcessElement copies one slice of a file to its part. The part has a
 // fixed name, so a retry rewrites it.
 func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "export_slice")
+	defer g.done()
+	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
 	return f.lanes.do(ctx, n, emit, func() (laneOut[func(int, []byte)], error) {
 		i, part, err := f.copy(ctx, key, batches)
@@ -473,6 +476,9 @@ func (f *exportJoinFn) FinishBundle(ctx context.Context, emit func(string)) erro
 // after checking that every slice is there, and writes the file's counts.
 // Its output and counts have fixed names, so a retry rewrites them.
 func (f *exportJoinFn) ProcessElement(ctx context.Context, i int, in func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "export_join")
+	defer g.done()
+	in = g.iter(in)
 	n := hold(f.Lanes, &in)
 	return f.lanes.do(ctx, n, emit, func() (laneOut[func(string)], error) {
 		name, err := f.join(ctx, i, in)

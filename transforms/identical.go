@@ -93,6 +93,9 @@ func (f *identicalFn) FinishBundle(ctx context.Context, emitCopies, emitSkipped 
 }
 
 func (f *identicalFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emitCopies, emitSkipped func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "identical")
+	defer g.done()
+	batches = g.iter(batches)
 	defer identicalTime.done(ctx, time.Now())
 	sorted := packed.NewSketchSorter()
 	if err := sortBatches(batches, packed.AppendSketches, 0, sorted); err != nil {
@@ -163,6 +166,9 @@ func (f *representativesFn) FinishBundle(ctx context.Context, emitPostings, emit
 }
 
 func (f *representativesFn) ProcessElement(ctx context.Context, part int, bodiesIt, skippedIt func(*[]byte) bool, emitPostings, emitReps func(int, []byte)) error {
+	g := measureGroup(ctx, "representatives")
+	defer g.done()
+	bodiesIt, skippedIt = g.iter(bodiesIt), g.iter(skippedIt)
 	defer identicalTime.done(ctx, time.Now())
 	skipped, err := decodeBatches(skippedIt, packed.AppendEdges)
 	if err != nil {

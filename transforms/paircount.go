@@ -65,8 +65,13 @@ func mergePairs(s beam.Scope, triplets Waves, link Linking, place Placement) bea
 type expandPairsFn struct {
 	Linking     Linking // which pairs may link
 	FirstNewDoc uint64
-	Partitions  int
-	bundleOut   // its batcher, kept for the bundle (see batcher)
+	// Uncount: the lists are an update's recapped ones (ShingleMerge),
+	// all the index's, and their pairs are those a full run would not
+	// count: all but the anchored ones (ListCap.AnchorPairs), which are
+	// all of them under --anchor-docs 0.
+	Uncount    bool
+	Partitions int
+	bundleOut  // its batcher, kept for the bundle (see batcher)
 }
 
 func (f *expandPairsFn) ProcessElement(ctx context.Context, batch []byte, emit func(int, []byte)) error {
@@ -91,29 +96,56 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 			j++
 		}
 		docs := lists[i:j] // sorted by doc, so a < b below
-		for x := range f.Linking.Anchors(len(docs)) {
-			y := x + 1
-			first := f.FirstNewDoc
-			if first > 0 && docs[x].Doc < first && !recount[docs[x].Doc] {
-				// An update: the index's pairs among its own
-				// documents are in its pairs table.
-				for y < len(docs) && docs[y].Doc < first {
-					y++
+		first := f.FirstNewDoc
+		add := func(a, b packed.Posting) {
+			if !f.Linking.sizesMayLink(a.Size, b.Size) || !f.Linking.prefixesMayLink(a, b) {
+				skipped++
+				return
+			}
+			p := int(packed.PairHash(a.Doc, b.Doc) % uint64(parts))
+			byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: 1,
+				SizeA: a.Size, SizeB: b.Size, RankA: a.Rank, RankB: b.Rank})
+			n++
+		}
+		switch {
+		case f.Uncount:
+			// A list of the index's documents the update pushed over
+			// the cap: the pairs its anchors would not have counted.
+			anchored := map[[2]int]bool{}
+			if f.Linking.AnchorDocs > 0 {
+				f.Linking.AnchorPairs(len(docs), func(i int) uint32 { return docs[i].Size }, func(x, y int) { anchored[[2]int{x, y}] = true })
+			}
+			for x := range docs {
+				for y := x + 1; y < len(docs); y++ {
+					if !anchored[[2]int{x, y}] {
+						add(docs[x], docs[y])
+					}
 				}
 			}
-			for ; y < len(docs); y++ {
+		case f.Linking.Over(len(docs)):
+			f.Linking.AnchorPairs(len(docs), func(i int) uint32 { return docs[i].Size }, func(x, y int) {
 				a, b := docs[x], docs[y]
-				if first > 0 && b.Doc < first && !recount[b.Doc] {
-					continue
+				if first > 0 && b.Doc < first && !(recount[a.Doc] && recount[b.Doc]) {
+					return // the index's pair, in its pairs table
 				}
-				if !f.Linking.sizesMayLink(a.Size, b.Size) || !f.Linking.prefixesMayLink(a, b) {
-					skipped++
-					continue
+				add(a, b)
+			})
+		default:
+			for x := range docs {
+				y := x + 1
+				if first > 0 && docs[x].Doc < first && !recount[docs[x].Doc] {
+					// An update: the index's pairs among its own
+					// documents are in its pairs table.
+					for y < len(docs) && docs[y].Doc < first {
+						y++
+					}
 				}
-				p := int(packed.PairHash(a.Doc, b.Doc) % uint64(parts))
-				byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: 1,
-					SizeA: a.Size, SizeB: b.Size, RankA: a.Rank, RankB: b.Rank})
-				n++
+				for ; y < len(docs); y++ {
+					if b := docs[y]; first > 0 && b.Doc < first && !recount[b.Doc] {
+						continue
+					}
+					add(docs[x], docs[y])
+				}
 			}
 		}
 		i = j
@@ -175,6 +207,9 @@ func (f *mergePairsFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit
 
 // ProcessElement merges one partition; after is groupInWaves' (unread).
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "merge_pairs")
+	defer g.done()
+	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
 	return f.lanes.timed(ctx, n, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
 		out, n, err := f.merge(batches)

@@ -293,6 +293,9 @@ func (f *rankByColumnFn) FinishBundle(ctx context.Context, emitCopies, emitRanks
 }
 
 func (f *rankByColumnFn) ProcessElement(ctx context.Context, _ int, copiesIt, ranksIt, scoresIt func(*[]byte) bool, emitCopies, emitRanks func(int, []byte)) error {
+	g := measureGroup(ctx, "rank_by_column")
+	defer g.done()
+	copiesIt, ranksIt, scoresIt = g.iter(copiesIt), g.iter(ranksIt), g.iter(scoresIt)
 	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
 	if err != nil {
 		return err

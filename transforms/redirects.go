@@ -242,6 +242,9 @@ func (f *firstHopFn) FinishBundle(ctx context.Context, emitStates, emitJoined, e
 }
 
 func (f *firstHopFn) ProcessElement(ctx context.Context, part int, ownersIt, hopsIt func(*[]byte) bool, emitStates, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "first_hop")
+	defer g.done()
+	ownersIt, hopsIt = g.iter(ownersIt), g.iter(hopsIt)
 	owners, err := decodeBatches(ownersIt, packed.AppendURLOwners)
 	if err != nil {
 		return err
@@ -283,6 +286,9 @@ func (f *hopFn) FinishBundle(ctx context.Context, emitJoined, emitNoted, emitPen
 }
 
 func (f *hopFn) ProcessElement(ctx context.Context, _ int, statesIt, hopsIt func(*[]byte) bool, emitJoined, emitNoted, emitPending func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "hop")
+	defer g.done()
+	statesIt, hopsIt = g.iter(statesIt), g.iter(hopsIt)
 	hops, err := decodeBatches(hopsIt, packed.AppendRedirectHops)
 	if err != nil || len(hops) == 0 {
 		return err
@@ -313,6 +319,9 @@ func (f *joinRedirectsFn) FinishBundle(ctx context.Context, emitAssigns, emitSta
 }
 
 func (f *joinRedirectsFn) ProcessElement(ctx context.Context, _ int, joinedIt, assignsIt func(*[]byte) bool, emitAssigns, emitStats func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "join_redirects")
+	defer g.done()
+	joinedIt, assignsIt = g.iter(joinedIt), g.iter(assignsIt)
 	joined, err := decodeBatches(joinedIt, packed.AppendRedirectHops)
 	if err != nil || len(joined) == 0 {
 		return err

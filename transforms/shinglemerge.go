@@ -82,6 +82,9 @@ func (f *shingleMergeFn) FinishBundle(ctx context.Context, _ func(*int) bool, em
 
 // ProcessElement merges one partition; after is groupInWaves' (unread).
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit, emitRecapped func([]byte)) error {
+	g := measureGroup(ctx, "shingle_merge")
+	defer g.done()
+	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
 	// Inline (one lane), the lists are emitted as they are cut; on a lane
 	// they wait for its out.
@@ -216,14 +219,11 @@ func (c *listCutter) add(all []packed.Posting) {
 						break
 					}
 				}
+				// The index's documents of a list the new ones push
+				// over the cap: their pairs lose this shingle, but
+				// for those a full run anchors (PairCount uncounts
+				// the others, UpdatePairs).
 				if len(old) <= c.maxShingleDocs() {
-					if c.AnchorDocs > 0 {
-						// Anchored, a full run still counts the pairs
-						// of the list's first AnchorDocs (all the
-						// index's, as its doc IDs come first): only the
-						// others' pairs lose this shingle.
-						old = old[min(len(old), c.AnchorDocs):]
-					}
 					if len(old) >= 2 {
 						var b []byte
 						for _, p := range old {

@@ -67,6 +67,9 @@ type superCandidatesFn struct {
 // ProcessElement lists the candidate pairs of one super-shingle partition,
 // keyed by the doc partition of their first document.
 func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "super_candidates")
+	defer g.done()
+	batches = g.iter(batches)
 	defer superTime.done(ctx, time.Now())
 	sorted := packed.NewPostingSorter() // super-shingles are fingerprints too
 	if err := sortBatches(batches, packed.AppendPostings, packed.PostingSize, sorted); err != nil {
@@ -90,11 +93,18 @@ func (f *superCandidatesFn) ProcessElement(ctx context.Context, _ int, batches f
 				if len(docs) > f.Candidates.maxShingleDocs() {
 					anchored++
 				}
-				for x := range f.Candidates.Anchors(len(docs)) {
+				candidate := func(x, y int) {
+					p := packed.Partition(docs[x].Doc, parts)
+					byPart[p] = append(byPart[p], packed.Pair{A: docs[x].Doc, B: docs[y].Doc, Count: 1})
+					n++
+				}
+				if f.Candidates.Over(len(docs)) {
+					f.Candidates.AnchorPairs(len(docs), func(i int) uint32 { return docs[i].Size }, candidate)
+					break
+				}
+				for x := range docs {
 					for y := x + 1; y < len(docs); y++ {
-						p := packed.Partition(docs[x].Doc, parts)
-						byPart[p] = append(byPart[p], packed.Pair{A: docs[x].Doc, B: docs[y].Doc, Count: 1})
-						n++
+						candidate(x, y)
 					}
 				}
 			}
@@ -136,6 +146,9 @@ type attachSketchAFn struct {
 // ProcessElement attaches the first document's sketch to each candidate
 // pair of one doc partition and re-keys it by the second document's.
 func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candidates func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "attach_sketch_a")
+	defer g.done()
+	reps, candidates = g.iter(reps), g.iter(candidates)
 	defer superTime.done(ctx, time.Now())
 	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {
@@ -160,6 +173,9 @@ type estimateCandidatesFn struct {
 // ProcessElement counts the sketch values each candidate pair of one doc
 // partition shares, as phase 3 would have.
 func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, reps, withA func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "estimate_candidates")
+	defer g.done()
+	reps, withA = g.iter(reps), g.iter(withA)
 	defer superTime.done(ctx, time.Now())
 	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {

@@ -204,6 +204,9 @@ func (f *urlsFn) FinishBundle(ctx context.Context, emit func(int, []byte)) error
 // ProcessElement writes the urls shard of one URL partition and sends each
 // lost URL's document of its last sweep to that document's partition.
 func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "urls")
+	defer g.done()
+	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
 	return f.lanes.do(ctx, n, emit, func() (laneOut[func(int, []byte)], error) {
 		lost, err := f.urls(ctx, part, batches)
@@ -277,6 +280,9 @@ type lostJoinFn struct{ Partitions int }
 // representative's sketch, to the cluster's partition (a lost document in
 // no cluster to its own).
 func (f *lostJoinFn) ProcessElement(ctx context.Context, part int, liveIt, assignIt, lostIt, repsIt func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "lost_join")
+	defer g.done()
+	liveIt, assignIt, lostIt, repsIt = g.iter(liveIt), g.iter(assignIt), g.iter(lostIt), g.iter(repsIt)
 	live, err := decodeBatches(liveIt, tables.Decode[urlSeen])
 	if err != nil {
 		return err
@@ -357,6 +363,9 @@ type resolveLostFn struct {
 // otherwise list lost × live rows. A lost redirect has no sketch: its
 // chain's end first, then by doc ID, without a resemblance.
 func (f *resolveLostFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "resolve_lost")
+	defer g.done()
+	batches = g.iter(batches)
 	all, err := decodeBatches(batches, tables.Decode[sweepRecord])
 	if err != nil {
 		return err

@@ -89,6 +89,9 @@ type writeTalliesFn struct {
 }
 
 func (f *writeTalliesFn) ProcessElement(ctx context.Context, _ int, entries func(*[]byte) bool, emit func(string)) error {
+	g := measureGroup(ctx, "write_tallies")
+	defer g.done()
+	entries = g.iter(entries)
 	all := map[string]int64{}
 	var b []byte
 	for entries(&b) {

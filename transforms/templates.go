@@ -72,6 +72,9 @@ type countSiteValuesFn struct {
 // hashed here. It passes on the page totals and the values that may be
 // template, keyed by their site's partition.
 func (f *countSiteValuesFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "count_site_values")
+	defer g.done()
+	batches = g.iter(batches)
 	defer templatesTime.done(ctx, templatesTime.begin())
 	all, err := decodeBatches(batches, packed.AppendSiteCounts)
 	if err != nil {
@@ -123,6 +126,9 @@ func (f *dropTemplatesFn) FinishBundle(ctx context.Context, emitKeys, emitBodies
 // mode the super-shingles are made again from what is left) and sends each
 // sketch on to the identical shortcut.
 func (f *dropTemplatesFn) ProcessElement(ctx context.Context, _ int, factsIt, sketchesIt func(*[]byte) bool, emitKeys, emitBodies func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "drop_templates")
+	defer g.done()
+	factsIt, sketchesIt = g.iter(factsIt), g.iter(sketchesIt)
 	defer templatesTime.done(ctx, templatesTime.begin())
 	facts, err := decodeBatches(factsIt, packed.AppendSiteCounts)
 	if err != nil {

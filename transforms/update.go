@@ -72,7 +72,11 @@ func UpdatePairs(s beam.Scope, lists Waves, recapped beam.PCollection, link Link
 	} else {
 		counted = PairCount(s, lists, link, up.FirstNewDoc, place)
 	}
-	uncounts := PairCount(s, Waves{recapped}, link, 0, place) // the recapped lists are all the index's: every pair counts
+	// The recapped lists are all the index's: the pairs a full run would
+	// not count on them (all but the anchored ones) are uncounted.
+	uncounts := mergePairs(s, eachWave(Waves{recapped}, func(l beam.PCollection) beam.PCollection {
+		return beam.ParDo(s, &expandPairsFn{Linking: link, Partitions: place.Partitions, Uncount: true}, l)
+	}), link, place)
 	return IndexPairs(s, counted, uncounts, link.Sketch, carry, up, place)
 }
 
@@ -163,6 +167,9 @@ func (f *mergeIndexPairsFn) FinishBundle(ctx context.Context, emit, emitLinks fu
 // stored ones less their uncounted shingles, in packed.SortPairs order;
 // and carries the stored shards that stay.
 func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt, uncountIt, _ func(*[]byte) bool, emit, emitLinks func(int, []byte)) error {
+	g := measureGroup(ctx, "merge_index_pairs")
+	defer g.done()
+	newIt, uncountIt = g.iter(newIt), g.iter(uncountIt)
 	n := hold(f.Lanes, &newIt, &uncountIt)
 	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitLinks}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
 		out, carried, err := f.merge(ctx, part, newIt, uncountIt)

@@ -184,6 +184,9 @@ func (f *routePairsFn) ProcessElement(ctx context.Context, part int, batch []byt
 type shipNamesFn struct{}
 
 func (f *shipNamesFn) ProcessElement(ctx context.Context, slice int, asksIt func(*[]byte) bool, namesIt func(*string) bool, emit func(int, string)) error {
+	g := measureGroup(ctx, "ship_names")
+	defer g.done()
+	asksIt = g.iter(asksIt)
 	asks, err := decodeBatches(asksIt, packed.AppendArcs)
 	if err != nil {
 		return err
@@ -370,6 +373,9 @@ func (f *verifySliceFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 }
 
 func (f *verifySliceFn) ProcessElement(ctx context.Context, home int, jobsIt func(*[]byte) bool, namesIt func(*string) bool, emit func(int, []byte), tally func(string, int64)) error {
+	g := measureGroup(ctx, "verify_slice")
+	defer g.done()
+	jobsIt = g.iter(jobsIt)
 	n := hold(f.Lanes, &jobsIt)
 	names := drainStrings(namesIt)
 	return f.lanes.timed(ctx, n, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
@@ -541,6 +547,9 @@ func (f *verifySliceFn) verifyPair(p packed.Pair, held *heldFeatures) (packed.Ve
 type gatherVerifiedFn struct{}
 
 func (f *gatherVerifiedFn) ProcessElement(ctx context.Context, part int, checkedIt func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "gather_verified")
+	defer g.done()
+	checkedIt = g.iter(checkedIt)
 	vs, err := decodeBatches(checkedIt, packed.AppendVerified)
 	if err != nil {
 		return err

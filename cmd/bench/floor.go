@@ -389,15 +389,23 @@ func runFloor(ctx context.Context, input, outDir string, cfg transforms.Config, 
 			for j < len(l) && l[j].shingle == l[i].shingle {
 				j++
 			}
-			// A list over the cap pairs through its first AnchorDocs
-			// documents only (--anchor-docs), as phase 3 does.
-			for x := i; x < i+link.Anchors(j-i); x++ {
-				for y := x + 1; y < j; y++ {
-					key := uint64(l[x].doc)<<32 | uint64(l[y].doc)
-					p := fingerprint.Mix(key) >> (64 - pairBits)
-					triplets[w][p] = append(triplets[w][p], key)
+			pair := func(x, y int) {
+				key := uint64(l[i+x].doc)<<32 | uint64(l[i+y].doc)
+				p := fingerprint.Mix(key) >> (64 - pairBits)
+				triplets[w][p] = append(triplets[w][p], key)
+				n++
+			}
+			if link.Over(j - i) {
+				// A list over the cap pairs through its anchors
+				// (--anchor-docs), as phase 3 does; the floor keeps
+				// no sketch sizes, so every document fits.
+				link.AnchorPairs(j-i, func(int) uint32 { return 1 }, pair)
+			} else {
+				for x := range j - i {
+					for y := x + 1; y < j-i; y++ {
+						pair(x, y)
+					}
 				}
-				n += int64(j - x - 1)
 			}
 			i = j
 		}

@@ -58,7 +58,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -278,6 +280,9 @@ func main() {
 		}
 		fmt.Printf("neardup: skipped %s (%s): %s\n", b.Path, where, b.Error)
 	}
+	if step, n := largestGroup(m.LargestGroupBytes); n > 0 {
+		fmt.Printf("neardup: largest group %.1f MB (%s; every keyed step's in the manifest, largest_group_bytes)\n", float64(n)/1e6, step)
+	}
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, shown(run.Output))
 	sweep := ""
 	if update {
@@ -288,6 +293,19 @@ func main() {
 		os.Exit(1)
 	}
 	logs.succeeded()
+}
+
+// largestGroup is the keyed step with the largest group, and its bytes
+// (the first step by name among equals).
+func largestGroup(groups map[string]int64) (string, int64) {
+	var step string
+	var most int64
+	for _, s := range slices.Sorted(maps.Keys(groups)) {
+		if groups[s] > most {
+			step, most = s, groups[s]
+		}
+	}
+	return step, most
 }
 
 // errUsage marks an error in what the user asked for.

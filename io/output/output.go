@@ -514,12 +514,16 @@ type Manifest struct {
 	Partitions     int   `json:"partitions"`
 	// MemoryLimit is the soft limit of the launcher's Go heap (with the
 	// embedded runner, the workers' too), 0 bytes when none.
-	MemoryLimit MemoryLimit         `json:"memory_limit"`
-	Counts      map[string]int64    `json:"counts"`
-	BusyMS      map[string]int64    `json:"phase_busy_ms"`
-	WallMS      map[string]int64    `json:"phase_wall_ms"`
-	Tables      map[string][]string `json:"tables"`
-	BadFiles    []BadFile           `json:"bad_files,omitempty"`
+	MemoryLimit MemoryLimit      `json:"memory_limit"`
+	Counts      map[string]int64 `json:"counts"`
+	BusyMS      map[string]int64 `json:"phase_busy_ms"`
+	WallMS      map[string]int64 `json:"phase_wall_ms"`
+	// LargestGroupBytes is, for each keyed step, its largest group: the
+	// sealed bytes of the values one key brought together, which one
+	// worker held at once (transforms.GroupBytesPrefix).
+	LargestGroupBytes map[string]int64    `json:"largest_group_bytes"`
+	Tables            map[string][]string `json:"tables"`
+	BadFiles          []BadFile           `json:"bad_files,omitempty"`
 }
 
 // MemoryLimit is a soft memory limit and how it was chosen (memlimit).
@@ -543,6 +547,8 @@ func NewManifest(flags map[string]string) *Manifest {
 		Counts:    map[string]int64{},
 		BusyMS:    map[string]int64{},
 		WallMS:    map[string]int64{},
+
+		LargestGroupBytes: map[string]int64{},
 	}
 	// The runtime's own figure, whatever set it; memlimit says how.
 	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {

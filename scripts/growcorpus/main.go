@@ -22,7 +22,15 @@
 // Latin-script row of deb-manpages and multilingual-docs for the k-th
 // family), each with its own site's header and footer of 25 words drawn
 // from the corpora and word edits at RATE (deletions, substitutions and
-// insertions in equal parts); their ids are family-K-copy-N.
+// insertions in equal parts); their ids are family-K-copy-N. An entry's
+// options: words=N keeps the article's first N words, bare leaves out
+// the sites' headers and footers (SIZE:RATE:words=200:bare).
+//
+// -template-site N adds N pages of one site (template.example): each is a
+// different stretch of 150 words of the corpora between the site's
+// header and footer of 80 words each, the same on every page (a template
+// site's generated pages, whose shared shingles are boilerplate, not a
+// family).
 //
 // Usage (from the module root):
 //
@@ -72,7 +80,8 @@ func main() {
 	exact := flag.Float64("exact", 0.1, "fraction of near-duplicates left byte-identical")
 	edits := flag.Int("edits", 4, "most words changed or dropped in each edited copy (at least 1)")
 	seed := flag.Uint64("seed", 1, "seed")
-	familiesFlag := flag.String("families", "", "SIZE:RATE,...: syndicated families of SIZE edited copies of one row each, added on top")
+	familiesFlag := flag.String("families", "", "SIZE:RATE[:words=N][:bare],...: syndicated families of SIZE edited copies of one row each, added on top")
+	templatePages := flag.Int("template-site", 0, "pages of one template site (the same header and footer around different text), added on top")
 	flag.Parse()
 	if *out == "" || *files < 1 || *rowGroup < 1 || *edits < 1 {
 		flag.Usage()
@@ -143,6 +152,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	site, err := templateSite(*templatePages, base, *seed)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fams = append(fams, site...)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	errs := make([]error, *files)
@@ -173,8 +187,8 @@ func main() {
 		}
 		total += texts[f]
 	}
-	fmt.Printf("growcorpus: %d rows, %.1f MB of text (%d copies of %d rows, %.1f MB; %d family rows) in %d files under %s\n",
-		n+len(fams), float64(total)/1e6, copies, len(base), float64(baseBytes)/1e6, len(fams), *files, *out)
+	fmt.Printf("growcorpus: %d rows, %.1f MB of text (%d copies of %d rows, %.1f MB; %d family rows, %d template pages) in %d files under %s\n",
+		n+len(fams), float64(total)/1e6, copies, len(base), float64(baseBytes)/1e6, len(fams)-len(site), len(site), *files, *out)
 }
 
 // write writes rows to path, zstd-compressed, in row groups of rowGroup rows.
@@ -255,6 +269,9 @@ func edit(s string, n int, r *rand.Rand) string {
 		return i, j
 	}
 	for range n {
+		if len(s) == 0 { // a short row can lose its last word
+			break
+		}
 		i, j := word()
 		by := ""
 		if r.IntN(2) == 0 {
@@ -278,36 +295,105 @@ func families(spec string, base []doc, seed uint64) ([]doc, error) {
 		return nil, nil
 	}
 	var articles []doc
-	var vocab []string
+	vocab := vocabulary(base)
 	for _, d := range base {
-		words := strings.Fields(d.Text)
-		if len(vocab) < 200000 {
-			vocab = append(vocab, words...)
-		}
-		if len(words) >= 300 && len(words) <= 3000 && latin(d.Text) {
+		if words := strings.Fields(d.Text); len(words) >= 300 && len(words) <= 3000 && latin(d.Text) {
 			articles = append(articles, d)
 		}
 	}
 	slices.SortStableFunc(articles, func(a, b doc) int { return cmp.Or(cmp.Compare(len(b.Text), len(a.Text)), cmp.Compare(a.ID, b.ID)) })
 	var out []doc
 	for k, entry := range strings.Split(spec, ",") {
-		size, rate, ok := strings.Cut(entry, ":")
-		n, err1 := strconv.Atoi(size)
-		e, err2 := strconv.ParseFloat(rate, 64)
-		if !ok || err1 != nil || err2 != nil || n < 1 || e < 0 || e >= 1 {
-			return nil, fmt.Errorf("-families %q: want SIZE:RATE with SIZE at least 1 and RATE in [0, 1)", entry)
+		fields := strings.Split(entry, ":")
+		var n int
+		var e float64
+		var err1, err2 error
+		if len(fields) >= 2 {
+			n, err1 = strconv.Atoi(fields[0])
+			e, err2 = strconv.ParseFloat(fields[1], 64)
+		}
+		if len(fields) < 2 || err1 != nil || err2 != nil || n < 1 || e < 0 || e >= 1 {
+			return nil, fmt.Errorf("-families %q: want SIZE:RATE[:words=N][:bare] with SIZE at least 1 and RATE in [0, 1)", entry)
+		}
+		site, most := true, 0
+		for _, opt := range fields[2:] {
+			switch w, ok := strings.CutPrefix(opt, "words="); {
+			case opt == "bare":
+				site = false
+			case ok:
+				if most, err1 = strconv.Atoi(w); err1 != nil || most < 1 {
+					return nil, fmt.Errorf("-families %q: words=%s is not a count of words", entry, w)
+				}
+			default:
+				return nil, fmt.Errorf("-families %q: unknown option %q (want words=N or bare)", entry, opt)
+			}
 		}
 		if k >= len(articles) {
 			return nil, fmt.Errorf("-families: only %d rows can start a family", len(articles))
 		}
 		words := strings.Fields(articles[k].Text)
+		if most > 0 && len(words) > most {
+			words = words[:most]
+		}
 		pick := func(r *rand.Rand) string { return vocab[r.IntN(len(vocab))] }
 		for c := range n {
 			r := rand.New(rand.NewPCG(seed^0x66616d, uint64(k)<<32|uint64(c)))
-			text := synth.FamilyCopy(r, words, e, true, pick)
+			text := synth.FamilyCopy(r, words, e, site, pick)
 			url := fmt.Sprintf("https://site-%d.example/family-%d", c, k)
 			out = append(out, doc{ID: fmt.Sprintf("family-%d-copy-%d", k, c), URL: &url, Text: text})
 		}
+	}
+	return out, nil
+}
+
+// vocabulary is the words of the corpora's first rows, about 200,000 of
+// them with repeats, which family copies and template sites draw from.
+func vocabulary(base []doc) []string {
+	var vocab []string
+	for _, d := range base {
+		if len(vocab) >= 200000 {
+			break
+		}
+		vocab = append(vocab, strings.Fields(d.Text)...)
+	}
+	return vocab
+}
+
+// templateSite makes the pages of -template-site: n pages of
+// template.example, each a stretch of 150 words of a row of 150 words
+// or more, drawn at random, between the site's header and footer of 80
+// words each, drawn once from the vocabulary.
+func templateSite(n int, base []doc, seed uint64) ([]doc, error) {
+	const body, frame = 150, 80
+	if n == 0 {
+		return nil, nil
+	}
+	vocab := vocabulary(base)
+	var long []int
+	for i, d := range base {
+		if len(strings.Fields(d.Text)) >= body {
+			long = append(long, i)
+		}
+	}
+	if len(long) == 0 {
+		return nil, fmt.Errorf("-template-site: no row of %d words", body)
+	}
+	r := rand.New(rand.NewPCG(seed^0x74706c, 1<<40))
+	draw := func() string {
+		w := make([]string, frame)
+		for i := range w {
+			w[i] = vocab[r.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	header, footer := draw(), draw()
+	out := make([]doc, n)
+	for i := range out {
+		r := rand.New(rand.NewPCG(seed^0x74706c, uint64(i)))
+		words := strings.Fields(base[long[r.IntN(len(long))]].Text)
+		at := r.IntN(len(words) - body + 1)
+		url := fmt.Sprintf("https://template.example/page-%d", i)
+		out[i] = doc{ID: fmt.Sprintf("template-page-%d", i), URL: &url, Text: header + "\n" + strings.Join(words[at:at+body], " ") + "\n" + footer}
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,55 @@ func TestFamilies(t *testing.T) {
 	}
 	if fams[0].Text == fams[1].Text {
 		t.Fatal("two copies with the same header and footer")
+	}
+}
+
+// TestFamilyOptions: words=N keeps the article's first N words, bare
+// leaves the site frames out, and an unknown option is refused.
+func TestFamilyOptions(t *testing.T) {
+	article := strings.Repeat("alpha beta gamma delta epsilon ", 80)
+	base := []doc{{ID: "a", Text: article}}
+	fams, err := families("2:0:words=30:bare", base, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(strings.Fields(article)[:30], " ")
+	if len(fams) != 2 || fams[0].Text != want || fams[1].Text != want {
+		t.Fatalf("words=30:bare at rate 0: %q, want the article's first 30 words alone", fams[0].Text)
+	}
+	if _, err := families("2:0:wordz=3", base, 1); err == nil {
+		t.Fatal("an unknown option accepted")
+	}
+}
+
+// TestTemplateSite: every page is the same 80-word header and footer
+// around 150 words of a corpus row.
+func TestTemplateSite(t *testing.T) {
+	row := strings.Repeat("one two three four five six seven eight nine ten ", 40)
+	base := []doc{{ID: "a", Text: row}, {ID: "short", Text: "too short"}}
+	pages, err := templateSite(5, base, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != 5 {
+		t.Fatalf("%d pages, want 5", len(pages))
+	}
+	parts := strings.Split(pages[0].Text, "\n")
+	for _, p := range pages {
+		got := strings.Split(p.Text, "\n")
+		if len(got) != 3 || got[0] != parts[0] || got[2] != parts[2] || len(strings.Fields(got[0])) != 80 || len(strings.Fields(got[1])) != 150 || !strings.Contains(row, got[1]) {
+			t.Fatalf("page %s is not the site's header, 150 words of the row, the site's footer", p.ID)
+		}
+	}
+}
+
+// TestEditShortRows: a row of one or two words edited more times than it
+// has words ends empty, not in a panic.
+func TestEditShortRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, s := range []string{"a", "a b", "日本"} {
+		for range 50 {
+			edit(s, 5, r)
+		}
 	}
 }

@@ -32,7 +32,7 @@ type family struct {
 }
 
 var families = []family{
-	{"wire", 600, 0.01, true, 600},     // six times the cap
+	{"wire", 600, 0.008, true, 600},    // six times the cap
 	{"mirror", 250, 0.005, false, 300}, // two and a half times the cap, no site frames
 }
 
@@ -46,12 +46,20 @@ var copies map[string][]string
 // resemblance is about 0.15.
 const boilerplatePages, boilerplateWords, pageWords = 300, 60, 250
 
+// quoting is how many pages quote each family's article whole inside
+// four times as much other text, in a file whose rows come before all
+// others (quotesFile: its name sorts first, and doc IDs follow the
+// files' order): a family's lists start with them, yet they resemble
+// its copies too little (about 0.2) to anchor them.
+const quoting = 6
+
 // heldOut is how many copies of the first family (the last ones made) go
 // in a file of their own, heldFile, after the others: the new crawl of
 // an update whose index holds the rest of the family (indexedFile and
 // the sample's files).
 const (
 	heldOut     = 100
+	quotesFile  = "part-00000-quotes.parquet"
 	indexedFile = "part-00004.parquet"
 	heldFile    = "part-00005.parquet"
 )
@@ -80,10 +88,18 @@ func writeCorpus(dir string) (string, error) {
 		}
 		return w
 	}
-	var rows []pipelinetest.DatedPage
+	var rows, quotes []pipelinetest.DatedPage
 	copies = map[string][]string{}
 	for _, f := range families {
 		article := draw(f.words)
+		for q := range quoting {
+			quotes = append(quotes, pipelinetest.DatedPage{
+				ID:   fmt.Sprintf("quote-%s-%d", f.name, q),
+				URL:  fmt.Sprintf("https://quotes.example/%s/%d", f.name, q),
+				Date: "2026-10-01",
+				Text: strings.Join(draw(2*f.words), " ") + " " + strings.Join(article, " ") + " " + strings.Join(draw(2*f.words), " "),
+			})
+		}
 		for c := range f.size {
 			rows = append(rows, pipelinetest.DatedPage{
 				ID:   fmt.Sprintf("%s-%d", f.name, c),
@@ -116,7 +132,7 @@ func writeCorpus(dir string) (string, error) {
 	if len(held) != heldOut {
 		return "", fmt.Errorf("%d copies held out, want %d", len(held), heldOut)
 	}
-	for name, rows := range map[string][]pipelinetest.DatedPage{indexedFile: indexed, heldFile: held} {
+	for name, rows := range map[string][]pipelinetest.DatedPage{quotesFile: quotes, indexedFile: indexed, heldFile: held} {
 		if err := parquet.WriteFile(filepath.Join(dir, name), rows, parquet.MaxRowsPerRowGroup(250)); err != nil {
 			return "", err
 		}
