@@ -51,8 +51,8 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	if cfg.Mode == settings.ModeSuperShingle {
 		pairs = transforms.SuperShingles(s, postings, reps, cand, place) // instead of phases 2 and 3
 	} else {
-		lists, _ := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
-		pairs = transforms.PairCount(s, lists, link, cfg.FirstNewDoc, place)      // phase 3
+		lists, _ := transforms.ShingleMerge(s, postings, cand, cfg.Update, place)  // phase 2
+		pairs = transforms.PairCount(s, lists, reps, link, cfg.FirstNewDoc, place) // phase 3
 	}
 	var checked beam.PCollection
 	if cfg.Verification() != "" {

@@ -46,8 +46,14 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, keys), bodies, cand, place)
-	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place)                      // phase 2
-	pairs, carried := transforms.UpdatePairs(s, lists, recapped, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
+	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
+	// The index's sketches, for the anchored pairs' counts (and the lost
+	// and found's resemblances).
+	var allReps beam.PCollection
+	if link.AnchorDocs > 0 || cfg.MultiSweep {
+		allReps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, place.Partitions))
+	}
+	pairs, carried := transforms.UpdatePairs(s, lists, recapped, allReps, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
 	var checked beam.PCollection
 	if cfg.Verification() != "" {
 		// The uncertain pairs checked on their documents, the index's
@@ -65,8 +71,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	// documents of the latest sweep, for the lost and found.
 	all := beam.Flatten(s, meta, oldMeta)
 	if cfg.MultiSweep {
-		// The lost URLs' resemblances need the index's sketches too.
-		reps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, place.Partitions))
+		reps = allReps // the lost URLs' resemblances need the index's sketches too
 	}
 	transforms.Sweeps(s, all, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.

@@ -179,11 +179,11 @@ func BenchmarkPairCountBundleHeap(b *testing.B) {
 		f := &mergePairsFn{Sketch: benchConfig().Linking().Sketch, Lanes: lanes}
 		emitKV := func(_ int, v []byte) { emit(v) }
 		ctx := context.Background()
-		f.StartBundle(ctx, nil, emitKV)
-		if err := f.ProcessElement(ctx, 7, tripletBatches(*bundleMB, 1), nil, emitKV); err != nil {
+		f.StartBundle(ctx, nil, emitKV, emitKV)
+		if err := f.ProcessElement(ctx, 7, tripletBatches(*bundleMB, 1), nil, emitKV, emitKV); err != nil {
 			return err
 		}
-		return f.FinishBundle(ctx, nil, emitKV)
+		return f.FinishBundle(ctx, nil, emitKV, emitKV)
 	})
 }
 

@@ -28,9 +28,9 @@ func init() {
 	}
 	{
 		fn := &mergePairsFn{}
-		register.Function3x0(fn.StartBundle)
-		register.Function5x1(fn.ProcessElement)
-		register.Function3x1(fn.FinishBundle)
+		register.Function4x0(fn.StartBundle)
+		register.Function6x1(fn.ProcessElement)
+		register.Function4x1(fn.FinishBundle)
 		registerDoFn(fn)
 	}
 }
@@ -45,30 +45,57 @@ func init() {
 // It skips the pairs that cannot link under link (see sizesMayLink and
 // prefixesMayLink), and in an update those of two documents below
 // firstNewDoc, which are the index's.
-func PairCount(s beam.Scope, lists Waves, link Linking, firstNewDoc uint64, place Placement) beam.PCollection {
+//
+// A pair counted on a list over the cap (anchored, ListCap.AnchorPairs)
+// has its count completed from the two documents' sketches, reps (the
+// representatives' packed.Sketch batches by doc partition, as Identical
+// returns them), as super-shingle candidates are (SuperShingles).
+func PairCount(s beam.Scope, lists Waves, reps beam.PCollection, link Linking, firstNewDoc uint64, place Placement) beam.PCollection {
 	s = s.Scope("PairCount")
 	triplets := eachWave(lists, func(l beam.PCollection) beam.PCollection {
 		return beam.ParDo(s, &expandPairsFn{Linking: link, FirstNewDoc: firstNewDoc, Partitions: place.Partitions}, l)
 	})
-	return mergePairs(s, triplets, link, place)
+	return countPairs(s, triplets, reps, link, place)
+}
+
+// countPairs merges triplets (mergePairs) and completes the anchored
+// pairs' counts from reps (completePairs).
+func countPairs(s beam.Scope, triplets Waves, reps beam.PCollection, link Linking, place Placement) beam.PCollection {
+	counted, anchored := mergePairs(s, triplets, link, place)
+	if link.AnchorDocs == 0 {
+		return counted // none is anchored
+	}
+	return beam.Flatten(s, counted, completePairs(s, anchored, reps, link.Sketch, place))
+}
+
+// completePairs counts the values each anchored pair's sketches share
+// (attachSketchAFn, estimateCandidatesFn): the pairs come out as
+// mergePairs' do.
+func completePairs(s beam.Scope, anchored, reps beam.PCollection, sk sketch.Spec, place Placement) beam.PCollection {
+	s = s.Scope("CompleteAnchored")
+	withA := beam.ParDo(s, &attachSketchAFn{Partitions: place.Partitions, Anchored: true}, beam.CoGroupByKey(s, reps, anchored))
+	return beam.ParDo(s, &estimateCandidatesFn{Sketch: sk, TempDir: place.TempDir, Anchored: true, Partitions: place.Partitions}, beam.CoGroupByKey(s, reps, withA))
 }
 
 // mergePairs groups triplets by pair partition and sums them (mergePairsFn),
 // in place.Waves waves: the triplets are the pair-heavy runs' biggest
-// shuffle. The merged pairs come out whole.
-func mergePairs(s beam.Scope, triplets Waves, link Linking, place Placement) beam.PCollection {
-	return groupInWaves(s, triplets, place.Waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
-		return []beam.PCollection{beam.ParDo(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir}, grouped, beam.SideInput{Input: after})}
-	})[0].flatten(s)
+// shuffle. The merged pairs come out whole, and apart from them the
+// anchored ones (anchoredBit), plain packed.Pair records by the doc
+// partition of A, for completePairs.
+func mergePairs(s beam.Scope, triplets Waves, link Linking, place Placement) (counted, anchored beam.PCollection) {
+	outs := groupInWaves(s, triplets, place.Waves, func(s beam.Scope, grouped, after beam.PCollection) []beam.PCollection {
+		c, a := beam.ParDo2(s, &mergePairsFn{Sketch: link.Sketch, Lanes: place.Lanes, TempDir: place.TempDir, Partitions: place.Partitions}, grouped, beam.SideInput{Input: after})
+		return []beam.PCollection{c, a}
+	})
+	return outs[0].flatten(s), outs[1].flatten(s)
 }
 
 type expandPairsFn struct {
 	Linking     Linking // which pairs may link
 	FirstNewDoc uint64
 	// Uncount: the lists are an update's recapped ones (ShingleMerge),
-	// all the index's, and their pairs are those a full run would not
-	// count: all but the anchored ones (ListCap.AnchorPairs), which are
-	// all of them under --anchor-docs 0.
+	// all the index's, and each of their pairs loses a shingle: counted
+	// once whatever the cap, never anchored.
 	Uncount    bool
 	Partitions int
 	bundleOut  // its batcher, kept for the bundle (see batcher)
@@ -97,32 +124,32 @@ func (f *expandPairsFn) expand(ctx context.Context, batch []byte, recount map[ui
 		}
 		docs := lists[i:j] // sorted by doc, so a < b below
 		first := f.FirstNewDoc
+		count := uint32(1)
 		add := func(a, b packed.Posting) {
 			if !f.Linking.sizesMayLink(a.Size, b.Size) || !f.Linking.prefixesMayLink(a, b) {
 				skipped++
 				return
 			}
 			p := int(packed.PairHash(a.Doc, b.Doc) % uint64(parts))
-			byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: 1,
+			byPart[p] = append(byPart[p], packed.Pair{A: a.Doc, B: b.Doc, Count: count,
 				SizeA: a.Size, SizeB: b.Size, RankA: a.Rank, RankB: b.Rank})
 			n++
 		}
 		switch {
 		case f.Uncount:
 			// A list of the index's documents the update pushed over
-			// the cap: the pairs its anchors would not have counted.
-			anchored := map[[2]int]bool{}
-			if f.Linking.AnchorDocs > 0 {
-				f.Linking.AnchorPairs(len(docs), func(i int) uint32 { return docs[i].Size }, func(x, y int) { anchored[[2]int{x, y}] = true })
-			}
+			// the cap: every pair loses this shingle, or under
+			// --anchor-docs is counted again (UpdatePairs).
 			for x := range docs {
 				for y := x + 1; y < len(docs); y++ {
-					if !anchored[[2]int{x, y}] {
-						add(docs[x], docs[y])
-					}
+					add(docs[x], docs[y])
 				}
 			}
 		case f.Linking.Over(len(docs)):
+			// Marked: a pair counted on some of the lists it shares
+			// and not others (its anchors differ between them) has
+			// its count completed from the sketches (PairCount).
+			count |= anchoredBit
 			f.Linking.AnchorPairs(len(docs), func(i int) uint32 { return docs[i].Size }, func(x, y int) {
 				a, b := docs[x], docs[y]
 				if first > 0 && b.Doc < first && !(recount[a.Doc] && recount[b.Doc]) {
@@ -176,13 +203,25 @@ func mergeCounts(pairs []packed.Pair) []packed.Pair {
 	return sumCounts(pairs)
 }
 
+// anchoredBit marks the count of a pair counted on an anchored list
+// (ListCap.AnchorPairs): its count is then completed from the two
+// documents' sketches, as a pair's anchors may differ from one list to
+// the next, and the lists count it on some of the values it shares and
+// not on others. Counts never reach it: a sketch has fewer values.
+const anchoredBit = 1 << 31
+
+// addCounts sums two counts, either of which may be marked anchored.
+func addCounts(a, b uint32) uint32 {
+	return (a&^anchoredBit + b&^anchoredBit) | (a|b)&anchoredBit
+}
+
 // sumCounts sums the counts of equal (A, B) in pairs sorted by
 // packed.ComparePairs, in place.
 func sumCounts(pairs []packed.Pair) []packed.Pair {
 	out := pairs[:0]
 	for _, p := range pairs {
 		if n := len(out); n > 0 && out[n-1].A == p.A && out[n-1].B == p.B {
-			out[n-1].Count += p.Count
+			out[n-1].Count = addCounts(out[n-1].Count, p.Count)
 			continue
 		}
 		out = append(out, p)
@@ -191,54 +230,72 @@ func sumCounts(pairs []packed.Pair) []packed.Pair {
 }
 
 type mergePairsFn struct {
-	Sketch  sketch.Spec // MIN_s pairs are merged by their shared shingles' ranks
-	Lanes   int
-	TempDir string // where its count goes (writeKeyTally)
-	lanes   lanes[func(int, []byte)]
+	Sketch     sketch.Spec // MIN_s pairs are merged by their shared shingles' ranks
+	Lanes      int
+	TempDir    string // where its count goes (writeKeyTally)
+	Partitions int    // the doc partitions the anchored pairs go to
+	lanes      lanes[[2]func(int, []byte)]
+	anchored   *batcher // the anchored pairs', kept for the bundle (see batcher)
 }
 
-func (f *mergePairsFn) StartBundle(ctx context.Context, _ func(*int) bool, emit func(int, []byte)) {
+func (f *mergePairsFn) StartBundle(ctx context.Context, _ func(*int) bool, emit, emitAnchored func(int, []byte)) {
 	f.lanes.reset()
+	f.anchored = nil
 }
 
-func (f *mergePairsFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit func(int, []byte)) error {
-	return f.lanes.finish(ctx, emit)
+func (f *mergePairsFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit, emitAnchored func(int, []byte)) error {
+	if err := f.lanes.finish(ctx, [2]func(int, []byte){emit, emitAnchored}); err != nil {
+		return err
+	}
+	finishBatcher(&f.anchored, ctx, emitAnchored)
+	return nil
 }
 
 // ProcessElement merges one partition; after is groupInWaves' (unread).
-func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit func(int, []byte)) error {
+func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit, emitAnchored func(int, []byte)) error {
 	g := measureGroup(ctx, "merge_pairs")
 	defer g.done()
 	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
-	return f.lanes.timed(ctx, n, emit, phase3Time, func() (laneOut[func(int, []byte)], error) {
-		out, n, err := f.merge(batches)
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitAnchored}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
+		out, n, anchored, err := f.merge(batches)
 		if err == nil {
 			// The count the summary prints, as data: a runner's
 			// attempted metrics count a retried bundle's pairs twice.
+			// The anchored pairs are counted where they are completed.
 			err = writeKeyTally(ctx, f.TempDir, "paircount", part, map[string]int64{"pairs": n})
 		}
-		return func(ctx context.Context, emit func(int, []byte)) error {
+		return func(ctx context.Context, emit [2]func(int, []byte)) error {
 			pairsCounted.Inc(ctx, n)
-			emitPairBatches(ctx, part, out, emit)
+			emitPairBatches(ctx, part, out, emit[0])
+			b := bundleBatcher(&f.anchored, ctx, "anchored_pairs", f.Partitions, emit[1])
+			for _, p := range anchored {
+				b.add(packed.Partition(p.A, f.Partitions), p)
+			}
 			return nil
 		}, err
 	})
 }
 
 // merge sums one pair partition's counts per pair, and returns them
-// packed, and how many pairs.
-func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) {
+// packed, and how many pairs; and apart, the anchored ones, their counts
+// to be completed.
+func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, []packed.Pair, error) {
 	sorted := packed.NewPairSorter()
 	if err := sortBatches(batches, packed.AppendPackedPairs, 0, sorted); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var out []byte
 	var n int64
+	var anchored []packed.Pair
 	var ranks [][2]uint16
 	for all := sorted.Next(); all != nil; all = sorted.Next() {
 		if f.Sketch.Kind != sketch.Min {
 			for _, p := range sumCounts(all) {
+				if p.Count&anchoredBit != 0 {
+					anchored = append(anchored, packed.Pair{A: p.A, B: p.B, Count: 1})
+					continue
+				}
 				out = p.Append(out)
 				n++
 			}
@@ -250,17 +307,23 @@ func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, error) 
 				j++
 			}
 			ranks = ranks[:0]
+			marked := false
 			for _, p := range all[i:j] {
 				ranks = append(ranks, [2]uint16{p.RankA, p.RankB})
+				marked = marked || p.Count&anchoredBit != 0
 			}
 			p := all[i]
-			p.Count = uint32(j - i)
+			i = j
+			if marked {
+				anchored = append(anchored, packed.Pair{A: p.A, B: p.B, Count: 1})
+				continue
+			}
+			p.Count = uint32(len(ranks))
 			p.MinShared = uint32(sketch.MinSharedInUnion(ranks, f.Sketch.N))
 			p.RankA, p.RankB = 0, 0
 			out = p.Append(out)
 			n++
-			i = j
 		}
 	}
-	return out, n, nil
+	return out, n, anchored, nil
 }

@@ -220,9 +220,9 @@ func (c *listCutter) add(all []packed.Posting) {
 					}
 				}
 				// The index's documents of a list the new ones push
-				// over the cap: their pairs lose this shingle, but
-				// for those a full run anchors (PairCount uncounts
-				// the others, UpdatePairs).
+				// over the cap: their pairs lose this shingle, or
+				// under --anchor-docs are counted again as a full
+				// run counts them (UpdatePairs).
 				if len(old) <= c.maxShingleDocs() {
 					if len(old) >= 2 {
 						var b []byte

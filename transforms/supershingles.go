@@ -3,6 +3,7 @@ package transforms
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -140,7 +141,8 @@ func sketchesOf(ctx context.Context, reps func(*[]byte) bool) (map[uint64][]uint
 
 type attachSketchAFn struct {
 	Partitions int
-	bundleOut  // its batcher, kept for the bundle (see batcher)
+	Anchored   bool // phase 3's anchored pairs (completePairs), timed as phase 3
+	bundleOut       // its batcher, kept for the bundle (see batcher)
 }
 
 // ProcessElement attaches the first document's sketch to each candidate
@@ -149,7 +151,7 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	g := measureGroup(ctx, "attach_sketch_a")
 	defer g.done()
 	reps, candidates = g.iter(reps), g.iter(candidates)
-	defer superTime.done(ctx, time.Now())
+	defer candidatesTime(f.Anchored).done(ctx, time.Now())
 	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {
 		return err
@@ -165,9 +167,23 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	return nil
 }
 
+// candidatesTime is the phase candidates are estimated in: phase 3 for
+// its anchored pairs, the super-shingles' own for theirs.
+func candidatesTime(anchored bool) phaseTimer {
+	if anchored {
+		return phase3Time
+	}
+	return superTime
+}
+
 type estimateCandidatesFn struct {
 	Sketch  sketch.Spec
 	TempDir string // where its count goes (writeKeyTally)
+	// Anchored: the candidates are phase 3's anchored pairs
+	// (completePairs), not super-shingles', and go out by pair
+	// partition (of Partitions), as mergePairsFn's do.
+	Anchored   bool
+	Partitions int
 }
 
 // ProcessElement counts the sketch values each candidate pair of one doc
@@ -176,7 +192,7 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 	g := measureGroup(ctx, "estimate_candidates")
 	defer g.done()
 	reps, withA = g.iter(reps), g.iter(withA)
-	defer superTime.done(ctx, time.Now())
+	defer candidatesTime(f.Anchored).done(ctx, time.Now())
 	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {
 		return err
@@ -187,6 +203,10 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 	}
 	slices.SortFunc(recs, func(x, y packed.Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
 	var out []byte
+	var byPart map[int][]byte
+	if f.Anchored {
+		byPart = map[int][]byte{}
+	}
 	for _, r := range recs {
 		a, bv := r.Values, sketches[r.Doc]
 		p := packed.Pair{A: r.Key, B: r.Doc, Count: uint32(sketch.IntersectCount(a, bv)), SizeA: uint32(len(a)), SizeB: uint32(len(bv))}
@@ -194,11 +214,26 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 			union := min(f.Sketch.N, len(a)+len(bv)-int(p.Count))
 			p.MinShared = uint32(math.Round(sketch.MinResemblance(a, bv, f.Sketch.N) * float64(union)))
 		}
+		if f.Anchored {
+			k := int(packed.PairHash(p.A, p.B) % uint64(f.Partitions))
+			byPart[k] = p.Append(byPart[k])
+			continue
+		}
 		out = p.Append(out)
 	}
 	pairsCounted.Inc(ctx, int64(len(recs)))
-	if err := writeKeyTally(ctx, f.TempDir, "supercount", part, map[string]int64{"pairs": int64(len(recs))}); err != nil {
+	step := "supercount"
+	if f.Anchored {
+		step = "anchorcount"
+	}
+	if err := writeKeyTally(ctx, f.TempDir, step, part, map[string]int64{"pairs": int64(len(recs))}); err != nil {
 		return err
+	}
+	if f.Anchored {
+		for _, k := range slices.Sorted(maps.Keys(byPart)) {
+			emitPairBatches(ctx, k, byPart[k], emit)
+		}
+		return nil
 	}
 	emitPairBatches(ctx, part, out, emit)
 	return nil

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -61,6 +62,20 @@ func assignmentStrings(_ int, sealed []byte, emit func(string)) error {
 	return err
 }
 
+// repsOf builds the representatives' sketches batches of Identical from
+// sketches (doc -> sorted values), for PairCount's anchored pairs.
+func repsOf(s beam.Scope, sketches map[uint64][]uint64, cfg Config) beam.PCollection {
+	var out []keyed
+	for _, d := range slices.Sorted(maps.Keys(sketches)) {
+		sk := packed.Sketch{Doc: d, Values: sketches[d]}
+		out = append(out, keyed{packed.Partition(d, cfg.Partitions), packed.Seal(nil, sk.Append(nil))})
+	}
+	if len(out) == 0 {
+		return beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
+	}
+	return beam.ParDo(s, kvFromStruct, beam.CreateList(s, out))
+}
+
 // postingsOf builds one postings batch per doc from sketches (doc -> sorted values).
 func postingsOf(sketches map[uint64][]uint64, cfg Config) []keyed {
 	var docs []uint64
@@ -106,13 +121,14 @@ func TestPairCountSumsSharedShingles(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxShingleDocs = 1000
 	p, s := beam.NewPipelineWithRoot()
-	in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
+	sketches := map[uint64][]uint64{
 		1: {1, 2, 7},
 		2: {1, 2, 3},
 		3: {1, 3, 9},
-	}, cfg))
+	}
+	in := beam.CreateList(s, postingsOf(sketches, cfg))
 	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
-	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+	pairs := PairCount(s, lists, repsOf(s, sketches, cfg), cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	got := beam.ParDo(s, pairStrings, pairs)
 	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "2-3:2/0")
 	ptest.RunAndValidate(t, p)
@@ -126,14 +142,35 @@ func TestPairCountAnchorsListsOverTheCap(t *testing.T) {
 	cfg := testConfig()
 	cfg.AnchorDocs = 2
 	p, s := beam.NewPipelineWithRoot()
-	in := beam.CreateList(s, postingsOf(map[uint64][]uint64{
+	sketches := map[uint64][]uint64{
 		1: {10, 20}, 2: {10, 20}, 3: {10}, 4: {10}, 5: {10}, 6: {10},
-	}, cfg))
+	}
+	in := beam.CreateList(s, postingsOf(sketches, cfg))
 	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
-	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+	pairs := PairCount(s, lists, repsOf(s, sketches, cfg), cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	got := beam.ParDo(s, pairStrings, pairs)
 	passert.Equals(s, got, "1-2:2/0", "1-3:1/0", "1-4:1/0", "1-5:1/0", "1-6:1/0",
 		"2-3:1/0", "2-4:1/0", "2-5:1/0", "2-6:1/0")
+	ptest.RunAndValidate(t, p)
+}
+
+// TestPairCountCompletesAnchoredPairs: a pair's anchors differ between
+// two lists over the cap (2 anchors 7 on value 10's list; on value 30's,
+// 1 comes first and takes its place), so the lists count 2-7 on one of
+// the two values they share. Its count is completed from the sketches:
+// 2, as for every anchored pair, the values their sketches share.
+func TestPairCountCompletesAnchoredPairs(t *testing.T) {
+	cfg := testConfig()
+	cfg.AnchorDocs = 1
+	sketches := map[uint64][]uint64{
+		1: {30}, 2: {10, 30}, 3: {10}, 4: {10, 30}, 5: {10}, 6: {30}, 7: {10, 30},
+	}
+	p, s := beam.NewPipelineWithRoot()
+	in := beam.CreateList(s, postingsOf(sketches, cfg))
+	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
+	pairs := PairCount(s, lists, repsOf(s, sketches, cfg), cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+	passert.Equals(s, beam.ParDo(s, pairStrings, pairs), "2-3:1/0", "2-4:2/0", "2-5:1/0", "2-7:2/0",
+		"1-2:1/0", "1-4:1/0", "1-6:1/0", "1-7:1/0")
 	ptest.RunAndValidate(t, p)
 }
 
@@ -215,7 +252,7 @@ func TestPairCountMinSketchMatchesDirectEstimate(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
 	in := beam.CreateList(s, postingsOf(sketches, cfg))
 	lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
-	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+	pairs := PairCount(s, lists, repsOf(s, sketches, cfg), cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	passert.Equals(s, beam.ParDo(s, pairStrings, pairs), beam.CreateList(s, want))
 	ptest.RunAndValidate(t, p)
 }
@@ -228,7 +265,7 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	// 10 represents 10, 20, 30; it shares 1 of 1 and 2 values with 40:
 	// resemblance 1/2 links them at threshold 0.5. 50 stays alone.
 	lists, _ := ShingleMerge(s, postings, cfg.Candidates(), cfg.Update, cfg.Placement)
-	pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+	pairs := PairCount(s, lists, reps, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
 	_, assignments, _ := Cluster(s, pairs, beam.PCollection{}, copies, noRanks, reps, cfg.Linking(), cfg.Clustering(), cfg.Update, cfg.Placement)
 	got := beam.ParDo(s, assignmentStrings, assignments)

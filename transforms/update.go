@@ -56,29 +56,34 @@ func IndexKeys(s beam.Scope, sketchShards []string, partitions int) beam.PCollec
 // MOD_m and MinHash estimates need only counts, so a stored pair that
 // shares a shingle the update made too common loses its count of such
 // shingles. Broder's MIN_s numerator depends on the ranks of every shared
-// shingle, so such pairs are counted again over all their shingles: the
-// index documents in a recapped list are few (at most
-// --max-shingle-docs per newly common shingle), and phase 3 also
-// expands the pairs of two of them.
-func UpdatePairs(s beam.Scope, lists Waves, recapped beam.PCollection, link Linking, carry bool, up Update, place Placement) (pairs, carried beam.PCollection) {
+// shingle, and an anchored pair's count is completed from its sketches
+// (PairCount), so under MIN_s or --anchor-docs such pairs are counted
+// again over all their shingles: the index documents in a recapped list
+// are few (at most --max-shingle-docs per newly common shingle), and
+// phase 3 also expands the pairs of two of them. reps are the sketches
+// the anchored pairs are completed from: the new representatives' and
+// the index's.
+func UpdatePairs(s beam.Scope, lists Waves, recapped, reps beam.PCollection, link Linking, carry bool, up Update, place Placement) (pairs, carried beam.PCollection) {
 	s = s.Scope("UpdatePairs")
-	var counted beam.PCollection
-	if link.Sketch.Kind == sketch.Min {
-		expand := expandPairsFn{Linking: link, FirstNewDoc: up.FirstNewDoc, Partitions: place.Partitions}
-		triplets := eachWave(lists, func(l beam.PCollection) beam.PCollection {
-			return beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, l, beam.SideInput{Input: recapped})
-		})
-		counted = mergePairs(s, triplets, link, place)
-	} else {
-		counted = PairCount(s, lists, link, up.FirstNewDoc, place)
-	}
-	// The recapped lists are all the index's: the pairs a full run would
-	// not count on them (all but the anchored ones) are uncounted.
-	uncounts := mergePairs(s, eachWave(Waves{recapped}, func(l beam.PCollection) beam.PCollection {
+	expand := expandPairsFn{Linking: link, FirstNewDoc: up.FirstNewDoc, Partitions: place.Partitions}
+	triplets := eachWave(lists, func(l beam.PCollection) beam.PCollection {
+		if !recounts(link) {
+			return beam.ParDo(s, &expand, l)
+		}
+		return beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, l, beam.SideInput{Input: recapped})
+	})
+	counted := countPairs(s, triplets, reps, link, place)
+	// The recapped lists are all the index's: each of their pairs loses
+	// a shingle (under recounts, a mark that it was counted again).
+	uncounts, _ := mergePairs(s, eachWave(Waves{recapped}, func(l beam.PCollection) beam.PCollection {
 		return beam.ParDo(s, &expandPairsFn{Linking: link, Partitions: place.Partitions, Uncount: true}, l)
 	}), link, place)
-	return IndexPairs(s, counted, uncounts, link.Sketch, carry, up, place)
+	return IndexPairs(s, counted, uncounts, link, carry, up, place)
 }
+
+// recounts reports whether an update counts again the index's pairs
+// that lost a shingle (UpdatePairs) rather than uncounting it.
+func recounts(link Linking) bool { return link.Sketch.Kind == sketch.Min || link.AnchorDocs > 0 }
 
 // recountPairsFn is expandPairsFn that also expands the pairs of two index
 // documents found in the recapped lists (its side input).
@@ -130,16 +135,21 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 // policy: a shard cut by this run's partition count none of whose pairs
 // lost a shingle keeps every row, and its contained shard too),
 // packed.Edge batches keyed by doc partition as Cluster's links.
-func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, sk sketch.Spec, carry bool, up Update, place Placement) (merged, carried beam.PCollection) {
+func IndexPairs(s beam.Scope, pairs, uncounts beam.PCollection, link Linking, carry bool, up Update, place Placement) (merged, carried beam.PCollection) {
 	s = s.Scope("IndexPairs")
-	return beam.ParDo2(s, &mergeIndexPairsFn{Sketch: sk, CarryPairs: carry, FirstNewDoc: up.FirstNewDoc, Pairs: up.Index.Pairs, Contained: up.Index.Contained,
+	return beam.ParDo2(s, &mergeIndexPairsFn{Sketch: link.Sketch, Recounted: recounts(link), Anchored: link.AnchorDocs > 0, CarryPairs: carry, FirstNewDoc: up.FirstNewDoc, Pairs: up.Index.Pairs, Contained: up.Index.Contained,
 		Partitions: place.Partitions, TempDir: place.TempDir, Write: place.Write, Lanes: place.Lanes}, beam.CoGroupByKey(s, pairs, uncounts, everyPartition(s, place.Partitions)))
 }
 
 type mergeIndexPairsFn struct {
-	Sketch      sketch.Spec
-	CarryPairs  bool
-	FirstNewDoc uint64
+	Sketch sketch.Spec
+	// Recounted: pairs holds the index's pairs of two documents of the
+	// recapped lists counted again (recounts), which replace the stored
+	// ones. Anchored: they were counted under --anchor-docs, their counts
+	// completed from the sketches where anchored.
+	Recounted, Anchored bool
+	CarryPairs          bool
+	FirstNewDoc         uint64
 	// Pairs and Contained are the index's pairs and contained shards.
 	Pairs, Contained []Shard
 	Partitions       int
@@ -219,31 +229,12 @@ func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountI
 	for _, u := range unc {
 		less[[2]uint64{u.A, u.B}] += u.Count
 	}
-	var old []packed.Pair
-	var carried []carriedShard
-	for _, sh := range f.Pairs {
-		if part%sh.Of != sh.Part {
-			continue
-		}
-		rows, pairs, err := readIndexPairs(ctx, sh, part, f.Partitions, f.Sketch)
-		if err != nil {
-			return nil, nil, err
-		}
-		if f.CarryPairs && sh.Of == f.Partitions && !slices.ContainsFunc(pairs, func(p packed.Pair) bool { return less[[2]uint64{p.A, p.B}] > 0 }) {
-			c, err := f.carry(ctx, sh, rows)
-			if err != nil {
-				return nil, nil, err
-			}
-			carried = append(carried, c)
-			continue
-		}
-		old = append(old, pairs...)
-	}
-	// For MIN_s, the pairs of two index documents in all were counted
-	// again (UpdatePairs); they replace the stored pairs that lost a
-	// shingle, and only those.
+	// Under recounts, the pairs of two index documents in all were
+	// counted again (UpdatePairs) as a full run counts them; they replace
+	// the stored pairs, and a stored pair that lost a shingle and was not
+	// counted again is no longer counted at all.
 	recounted := map[[2]uint64]packed.Pair{}
-	if f.Sketch.Kind == sketch.Min {
+	if f.Recounted {
 		kept := all[:0]
 		for _, p := range all {
 			if p.B < f.FirstNewDoc {
@@ -254,24 +245,62 @@ func (f *mergeIndexPairsFn) merge(ctx context.Context, part int, newIt, uncountI
 		}
 		all = kept
 	}
+	var old []packed.Pair
+	var carried []carriedShard
+	for _, sh := range f.Pairs {
+		if part%sh.Of != sh.Part {
+			continue
+		}
+		rows, pairs, err := readIndexPairs(ctx, sh, part, f.Partitions, f.Sketch)
+		if err != nil {
+			return nil, nil, err
+		}
+		changed := func(p packed.Pair) bool {
+			_, again := recounted[[2]uint64{p.A, p.B}]
+			return less[[2]uint64{p.A, p.B}] > 0 || again && f.Anchored
+		}
+		if f.CarryPairs && sh.Of == f.Partitions && !slices.ContainsFunc(pairs, changed) {
+			c, err := f.carry(ctx, sh, rows)
+			if err != nil {
+				return nil, nil, err
+			}
+			carried = append(carried, c)
+			continue
+		}
+		old = append(old, pairs...)
+	}
 	for _, p := range old {
 		key := [2]uint64{p.A, p.B}
 		n := less[key]
 		if n > p.Count {
 			return nil, nil, fmt.Errorf("the index's pair (%d, %d) shares %d shingles, and %d of them are now too common: the index's sketches and pairs disagree", p.A, p.B, p.Count, n)
 		}
-		if n > 0 && f.Sketch.Kind == sketch.Min {
+		if f.Recounted {
 			r, ok := recounted[key]
-			if r.Count != p.Count-n {
+			switch {
+			case f.Anchored && ok: // counted again as a full run counts it
+				all = append(all, r)
+				delete(recounted, key)
+			case n == 0:
+				all = append(all, p)
+			case f.Anchored: // lost a shingle and not counted again: no longer counted
+			case r.Count != p.Count-n:
+				// MIN_s without anchors: counted again, the
+				// stored count less the shingles lost.
 				return nil, nil, fmt.Errorf("the index's pair (%d, %d) shares %d shingles, %d of them now too common, and %d when counted again: the index's sketches and pairs disagree", p.A, p.B, p.Count, n, r.Count)
-			}
-			if ok {
+			case ok:
 				all = append(all, r)
 			}
 			continue
 		}
 		if p.Count -= n; p.Count > 0 {
 			all = append(all, p)
+		}
+	}
+	if f.Anchored {
+		// Counted again, with no stored pair: a full run counts it too.
+		for _, r := range recounted {
+			all = append(all, r)
 		}
 	}
 	packed.SortPairs(all) // as mergePairsFn leaves a full run's

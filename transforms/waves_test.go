@@ -58,7 +58,7 @@ func TestPairCountInWaves(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.CreateList(s, postingsOf(sketches, cfg))
 			lists, _ := ShingleMerge(s, beam.ParDo(s, kvFromStruct, in), cfg.Candidates(), cfg.Update, cfg.Placement)
-			pairs := PairCount(s, lists, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
+			pairs := PairCount(s, lists, repsOf(s, sketches, cfg), cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 			passert.Equals(s, beam.ParDo(s, pairStrings, pairs), want...)
 			ptest.RunAndValidate(t, p)
 		})

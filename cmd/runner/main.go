@@ -280,7 +280,7 @@ func main() {
 		}
 		fmt.Printf("neardup: skipped %s (%s): %s\n", b.Path, where, b.Error)
 	}
-	if step, n := largestGroup(m.LargestGroupBytes); n > 0 {
+	if step, n := largestGroup(m.LargestGroupBytes); n > 0 && run.Verbose {
 		fmt.Printf("neardup: largest group %.1f MB (%s; every keyed step's in the manifest, largest_group_bytes)\n", float64(n)/1e6, step)
 	}
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, shown(run.Output))
