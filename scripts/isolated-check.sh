@@ -20,6 +20,14 @@
 #     shards stayed in the workers' own /tmp (beam-go-facts.md, "Workers
 #     that share nothing with the launcher").
 #
+# ISOLATED_CHECK_MEMORY=BYTES puts the worker pool, and so every worker,
+# in a cgroup v1 memory group of its own with that limit (as a cluster
+# manager caps a task manager), reports the group's peak after each run
+# through it, and fails if the kernel killed a worker for memory. The
+# workers' --memory-limit=auto reads the group's limit (internal/memlimit).
+# ISOLATED_CHECK_INPUT=DIR adds DIR's *.parquet files as one more input,
+# run through the workers and embedded like the others.
+#
 # Needs root (unshare, mount), Linux, curl, and port 50000 free (the Go
 # SDK's worker pool listens there, fixed). Everything it starts (the
 # store, the job server, the pool and the workers the pool starts) is
@@ -57,7 +65,7 @@ fi
 
 # What this script started and must end: the store, the job server, the
 # pool, and the command it waits for (fg).
-work="" s3server="" server="" pool="" fg="" reserved=""
+work="" s3server="" server="" pool="" fg="" reserved="" cgroup=""
 
 # descendants prints the process ids below $1, deepest first.
 descendants() {
@@ -93,6 +101,7 @@ cleanup() {
   # The pool before the job server: its workers (in its pid namespace)
   # go with it.
   if [ -n "$pool" ]; then stop "$pool"; fi
+  if [ -n "$cgroup" ]; then rmdir "$cgroup" 2> /dev/null || true; fi
   if [ -n "$server" ]; then stop "$server"; fi
   if [ -n "$s3server" ]; then stop "$s3server"; fi
   if [ -n "$work" ]; then rm -rf "$work"; fi
@@ -260,6 +269,14 @@ same_tables() {
 
 for f in testdata/crawl/*.parquet; do put "$f" "$s3/crawl/$(basename "$f")"; done
 if [ -n "$corpus" ]; then put "$corpus" "$s3/corpus/$corpus_name.parquet"; fi
+extra=""
+if [ -n "${ISOLATED_CHECK_INPUT:-}" ]; then
+  for f in "$ISOLATED_CHECK_INPUT"/*.parquet; do
+    [ -e "$f" ] || { echo "isolated-check: no .parquet file in $ISOLATED_CHECK_INPUT" >&2; exit 1; }
+    put "$f" "$s3/extra/$(basename "$f")"
+  done
+  extra="extra=$s3/extra/*.parquet"
+fi
 
 # The worker pool, in its own mount namespace (and pid namespace, so that
 # no worker outlives it): the repository, ../shared, the work folder and
@@ -271,13 +288,38 @@ if [ -n "$corpus" ]; then put "$corpus" "$s3/corpus/$corpus_name.parquet"; fi
 # sleeps after its job until it is killed, and the pool kills only the
 # boot process above it), with its copy of the binary (about 200 MB) in
 # that /tmp: a few hundred MB of memory a job, given back at the end.
+if [ -n "${ISOLATED_CHECK_MEMORY:-}" ]; then
+  if [ ! -w /sys/fs/cgroup/memory ]; then
+    echo "isolated-check: ISOLATED_CHECK_MEMORY needs a writable cgroup v1 memory hierarchy at /sys/fs/cgroup/memory" >&2
+    exit 1
+  fi
+  cgroup=/sys/fs/cgroup/memory/neardup-isolated-$$
+  mkdir "$cgroup"
+  echo "$ISOLATED_CHECK_MEMORY" > "$cgroup/memory.limit_in_bytes"
+  echo "isolated-check: the worker pool runs under a memory limit of $(cat "$cgroup/memory.limit_in_bytes") bytes ($cgroup)" >&2
+fi
+# pool_memory NAME: the pool's peak memory so far, and a failure if the
+# kernel killed a worker for memory during run NAME.
+pool_memory() {
+  [ -n "$cgroup" ] || return 0
+  local kills
+  kills=$(awk '$1 == "oom_kill" { print $2 }' "$cgroup/memory.oom_control")
+  echo "isolated-check: $1: the worker pool's peak memory $(cat "$cgroup/memory.max_usage_in_bytes") bytes of $(cat "$cgroup/memory.limit_in_bytes"), ${kills:-0} workers killed for memory" >&2
+  if [ "${kills:-0}" != 0 ]; then
+    echo "isolated-check: $1: a worker was killed for memory under the pool's limit" >&2
+    return 1
+  fi
+}
+
 port_50000_free
 hide=("$repo")
 if [ -d ../shared ]; then hide+=("$(cd ../shared && pwd -P)"); fi
 hide+=("$work" /tmp)
 # shellcheck disable=SC2016 # expanded by the pool's shell
-"${tied_kill[@]}" unshare --mount --propagation private --pid --fork --kill-child --mount-proc sh -c '
+NEARDUP_POOL_CGROUP=$cgroup "${tied_kill[@]}" unshare --mount --propagation private --pid --fork --kill-child --mount-proc sh -c '
   set -e
+  # Into the memory group before anything starts: its children follow.
+  if [ -n "$NEARDUP_POOL_CGROUP" ]; then echo 0 > "$NEARDUP_POOL_CGROUP/cgroup.procs"; fi
   exec 3< "$1"
   shift
   for d in "$@"; do mount -t tmpfs tmpfs "$d"; done
@@ -325,6 +367,7 @@ run() {
   shift
   if ! TMPDIR="$work/tmp" within "$work/runner" "$@" > "$work/$name.out" 2> "$work/$name.log"; then
     tail -40 "$work/$name.log" >&2
+    pool_memory "$name" || true
     echo "isolated-check: $name failed" >&2
     return 1
   fi
@@ -360,9 +403,11 @@ refused refused-input --input "$repo/testdata/crawl/*.parquet" --output "$s3/ref
 # embedded runner, the same s3:// input into another s3:// output.
 inputs=("sample=$s3/crawl/*.parquet")
 if [ -n "$corpus" ]; then inputs+=("$corpus_name=$s3/corpus/*.parquet"); fi
+if [ -n "$extra" ]; then inputs+=("$extra"); fi
 for named in "${inputs[@]}"; do
   name=${named%%=*} input=${named#*=}
   run "isolated-$name" --input "$input" --output "$s3/isolated/$name" "${isolated[@]}" "${common[@]}"
+  pool_memory "isolated-$name"
   run "embedded-$name" --input "$input" --output "$s3/embedded/$name" "${common[@]}"
   same_tables "$s3/isolated/$name" "$s3/embedded/$name"
 done

@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,17 +82,22 @@ func ParseSize(v string) (int64, error) {
 type Machine struct {
 	Available   int64
 	CgroupLimit int64
+	// CgroupUsed is what the group of that limit holds that the kernel
+	// cannot simply drop: its usage less its inactive file pages (the
+	// working set, as container runtimes count it), such as other
+	// processes' heaps and tmpfs files (a worker pool's earlier workers
+	// and their binaries).
+	CgroupUsed int64
 }
 
 // Free is what the process may take: the machine's free memory, or its
 // cgroup's limit if that is less (in a container, MemAvailable is the
-// host's); 0 when neither is known. The cgroup's own use is not
-// subtracted: it counts the page cache, which the kernel gives back, and
-// the runner is most of what runs in its container.
+// host's), less what the cgroup's other members hold (CgroupUsed, not
+// its page cache, which the kernel gives back); 0 when neither is known.
 func (m Machine) Free() int64 {
 	free := m.Available
-	if m.CgroupLimit > 0 && (free <= 0 || m.CgroupLimit < free) {
-		free = m.CgroupLimit
+	if left := m.CgroupLimit - m.CgroupUsed; m.CgroupLimit > 0 && (free <= 0 || left < free) {
+		free = max(left, 0)
 	}
 	return free
 }
@@ -158,13 +165,80 @@ func ReadMachine() Machine {
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		m.Available = MemAvailable(b)
 	}
-	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	for _, f := range CgroupFiles(self) {
 		if b, err := os.ReadFile(f); err == nil {
-			m.CgroupLimit = CgroupBytes(b)
-			break
+			if n := CgroupBytes(b); n > 0 && (m.CgroupLimit == 0 || n < m.CgroupLimit) {
+				m.CgroupLimit, m.CgroupUsed = n, cgroupUsed(path.Dir(f))
+			}
 		}
 	}
 	return m
+}
+
+// cgroupUsed is the working set of the cgroup in dir (v1 or v2): its
+// usage less its inactive file pages; 0 when unknown.
+func cgroupUsed(dir string) int64 {
+	usage, stat, inactive := "memory.current", "memory.stat", "inactive_file"
+	if strings.HasPrefix(dir, "/sys/fs/cgroup/memory") {
+		usage, inactive = "memory.usage_in_bytes", "total_inactive_file"
+	}
+	b, err := os.ReadFile(path.Join(dir, usage))
+	if err != nil {
+		return 0
+	}
+	used := CgroupBytes(b)
+	if b, err := os.ReadFile(path.Join(dir, stat)); err == nil {
+		used -= StatField(b, inactive)
+	}
+	return max(used, 0)
+}
+
+// StatField is the value of key in a cgroup's memory.stat (0 when
+// absent).
+func StatField(stat []byte, key string) int64 {
+	for _, line := range strings.Split(string(stat), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == key {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// CgroupFiles are the memory limit files that bound a process whose
+// /proc/self/cgroup reads self: those of its own memory cgroup and of
+// each group above it, v2's memory.max and v1's memory.limit_in_bytes
+// under /sys/fs/cgroup. Its own group, not only the root's: a worker
+// that a cluster manager (or a test) puts in a cgroup of its own, without
+// a cgroup namespace, sees the root's files unlimited, and its group's
+// limit only under its path. The lowest of them is the limit.
+func CgroupFiles(self []byte) []string {
+	files := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+	for _, line := range strings.Split(string(self), "\n") {
+		// hierarchy-ID:controllers:path; v2's controllers are empty.
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") {
+			continue
+		}
+		dir, name := "/sys/fs/cgroup", "memory.max"
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			dir, name = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		path := ""
+		for _, seg := range strings.Split(strings.Trim(parts[2], "/"), "/") {
+			if seg == "" || seg == ".." {
+				continue
+			}
+			path += "/" + seg
+			files = append(files, dir+path+"/"+name)
+		}
+	}
+	return files
 }
 
 // MemAvailable is the MemAvailable line of /proc/meminfo, in bytes (0

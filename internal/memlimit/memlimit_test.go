@@ -3,6 +3,7 @@ package memlimit
 import (
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,39 @@ func TestFollow(t *testing.T) {
 	}
 	if highest := Follow(floor)(); highest != 0 || debug.SetMemoryLimit(-1) != 3<<30 {
 		t.Errorf("under --memory-limit=3GiB Follow set %d, limit now %d; want neither changed", highest, debug.SetMemoryLimit(-1))
+	}
+}
+
+// TestCgroupFiles: a process in a v1 memory cgroup of its own (as a
+// cluster manager, or scripts/isolated-check.sh, puts a worker pool)
+// reads the limit of its group and of each group above it, not only the
+// root's; v2's unified line likewise, and other controllers not at all.
+func TestCgroupFiles(t *testing.T) {
+	self := "12:pids:/x\n5:cpu,cpuacct:/x\n4:memory:/neardup/pool\n0::/user.slice/u1\n"
+	got := CgroupFiles([]byte(self))
+	want := []string{
+		"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+		"/sys/fs/cgroup/memory/neardup/memory.limit_in_bytes", "/sys/fs/cgroup/memory/neardup/pool/memory.limit_in_bytes",
+		"/sys/fs/cgroup/user.slice/memory.max", "/sys/fs/cgroup/user.slice/u1/memory.max",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("CgroupFiles =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestFreeLessWhatTheGroupHolds: in a cgroup whose other members hold
+// 1 GB of its 4 (a worker pool's earlier workers), a process may take 3,
+// not 4; never less than nothing.
+func TestFreeLessWhatTheGroupHolds(t *testing.T) {
+	m := Machine{Available: 20e9, CgroupLimit: 4e9, CgroupUsed: 1e9}
+	if got := m.Free(); got != 3e9 {
+		t.Errorf("Free = %d, want 3e9", got)
+	}
+	m.CgroupUsed = 5e9
+	if got := m.Free(); got != 0 {
+		t.Errorf("Free of an overfull group = %d, want 0", got)
+	}
+	if got := StatField([]byte("cache 5\ntotal_inactive_file 123\n"), "total_inactive_file"); got != 123 {
+		t.Errorf("StatField = %d, want 123", got)
 	}
 }
