@@ -20,11 +20,20 @@ import (
 )
 
 // The memory the embedded runner needs, per byte of text: its live set,
-// what stays when the collector is made to return the rest (issue 26:
-// 5.4 GB of real news text peaked at 4.5 GB under GOMEMLIMIT=2.5GiB, 0.83
-// bytes per byte), and what the process holds whatever the input.
+// what stays when the collector is made to return the rest, with Prism's
+// own hold of every shuffle (nearly all of the heap at the peak of a
+// pair-heavy run), and what the process holds whatever the input. Meant
+// to be safe, not tight: under a cgroup's limit a run that needs more is
+// refused (fitRefusal). Measured (BENCHMARKS.md, issue 55) under cgroup
+// caps, verification's 0.27 GB beside: the pair-heavy grown gigabyte
+// (1.06 GB of text, 102 million triplets) was killed in phase 3 under
+// 1.9 GB and completed under 2.33 GB, which 1.5 bytes per byte just
+// allows; the 1 GB skewed input (1.16 GB of text, 33 million pairs),
+// killed under 1.75 GB, completed under 1.93 GB, so 1.5 refuses it where
+// it would have run (at 2.5 GB and below). Real news text, with few pairs,
+// peaked at 0.83 bytes per byte (5.4 GB of it, issue 26).
 const (
-	liveBytesPerTextByte = 0.85
+	liveBytesPerTextByte = 1.5
 	baseBytes            = 400 << 20
 )
 
@@ -80,13 +89,42 @@ func readFooters(ctx context.Context, files []string, cols crawl.Columns) (rows,
 
 // checkFits reads the input's footers, records its text bytes in m and,
 // on the embedded runner, says before the run when it will not fit this
-// machine. It returns the input's rows, for the progress line.
-func checkFits(ctx context.Context, m *output.Manifest, files []string, cols crawl.Columns) (rows int64) {
+// machine, and refuses it (fitRefusal) when what it would pass is its
+// cgroup's hard limit. It returns the input's rows, for the progress line.
+func checkFits(ctx context.Context, m *output.Manifest, files []string, cols crawl.Columns) (rows int64, err error) {
 	rows, m.InputTextBytes = readFooters(ctx, files, cols)
 	if embeddedRunner() {
-		fmt.Fprint(progressOut, fitWarning(m.InputTextBytes, memlimit.ReadMachine().Free()))
+		machine := memlimit.ReadMachine()
+		if err := fitRefusal(m.InputTextBytes, machine, memlimit.Applied().Auto()); err != nil {
+			return rows, err
+		}
+		fmt.Fprint(progressOut, fitWarning(m.InputTextBytes, machine.Free()))
 	}
-	return rows
+	return rows, nil
+}
+
+// fitRefusal is the error that refuses an embedded run over textBytes of
+// text that would not fit machine m when m's free memory is its cgroup's
+// limit and --memory-limit=auto took it (auto): past a cgroup's limit the
+// kernel kills the run midway, where on a machine's free memory it swaps
+// or slows, so a run that cannot finish does not start. A limit set by
+// hand (--memory-limit=SIZE, GOMEMLIMIT) runs it all the same, with
+// fitWarning's warning. nil when it fits or nothing is known.
+func fitRefusal(textBytes int64, m memlimit.Machine, auto bool) error {
+	need, free := neededBytes(textBytes), m.Free()
+	if !auto || !m.Capped() || free <= 0 || need <= free {
+		return nil
+	}
+	return fmt.Errorf("this input holds about %s of text; the embedded runner needs about %s for it "+
+		"(%.2f bytes per byte of text, and %s), and this process's cgroup leaves it %s (a limit of %s), past which the kernel would kill the run midway: "+
+		"run it on a cluster runner (docs/cluster.md), or over a slice of at most about %s of text and add the rest with runner update, a slice at a time (docs/incremental.md), "+
+		"or set --memory-limit to a size of your own to run it all the same",
+		gb2(textBytes), gb2(need), liveBytesPerTextByte, gb(baseBytes), gb2(free), gb2(m.CgroupLimit), gb2(fittingSlice(free)))
+}
+
+// fittingSlice is the most text an embedded run fits in free bytes.
+func fittingSlice(free int64) int64 {
+	return max(int64(float64(free-baseBytes)/liveBytesPerTextByte), 0)
 }
 
 // followLiveHeap, on the embedded runner under --memory-limit=auto, keeps
@@ -121,15 +159,17 @@ func fitWarning(textBytes, free int64) string {
 	if free <= 0 || need <= free {
 		return ""
 	}
-	slice := int64(float64(free-baseBytes) / liveBytesPerTextByte)
 	return fmt.Sprintf("neardup: this input holds about %s of text; the embedded runner needs about %s for it "+
 		"(%.2f bytes per byte of text, and %s), and this machine has %s free.\n"+
 		"neardup: it may fail or swap. Run it on a cluster runner (docs/cluster.md), or run over a slice of at most "+
 		"about %s of text and add the rest with runner update, a slice at a time (docs/incremental.md).\n",
-		gb(textBytes), gb(need), liveBytesPerTextByte, gb(baseBytes), gb(free), gb(max(slice, 0)))
+		gb(textBytes), gb(need), liveBytesPerTextByte, gb(baseBytes), gb(free), gb(fittingSlice(free)))
 }
 
 func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
+
+// gb2 is gb to the hundredth, for figures near each other.
+func gb2(n int64) string { return fmt.Sprintf("%.2f GB", float64(n)/1e9) }
 
 // featuresPerTextByte bounds a page's features per byte of its text: its
 // distinct 4-word shingles number 0.12-0.17 per byte on the shared
@@ -209,7 +249,11 @@ func verifyRefusal(kind string, cost verifyCost, lanes int, textBytes, free int6
 	if free <= 0 || run > free || run+verify <= free {
 		return nil
 	}
+	instead := "--verify=dense, whose samples are at most 2 KB a page, or --lanes=1"
+	if strings.HasPrefix(kind, string(settings.VerifyDense)) {
+		instead = "--lanes=1, or --verify=none" // dense already
+	}
 	return fmt.Errorf("verification (%s) would hold about %s (%d threads, %s each: two input slices of %d rows' features) beside the run's %s, "+
-		"and this machine has %s free: run with --verify=dense, whose samples are at most 2 KB a page, or --lanes=1, or on a cluster runner (docs/cluster.md)",
-		kind, gb(verify), max(lanes, 1), gb(cost.held), transforms.VerifySliceRows, gb(run), gb(free))
+		"and this machine has %s free: run with %s, or on a cluster runner (docs/cluster.md)",
+		kind, gb(verify), max(lanes, 1), gb(cost.held), transforms.VerifySliceRows, gb(run), gb(free), instead)
 }

@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/features/rowsketch"
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/shareddata"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/settings"
 )
 
 // TestFitWarning: the launcher says nothing when the run fits, and when
-// it does not, the figures (need = 400 MiB + 0.85 × text) and a slice
-// that would fit ((free - 400 MiB) / 0.85).
+// it does not, the figures (need = 400 MiB + 1.5 × text) and a slice
+// that would fit ((free - 400 MiB) / 1.5).
 func TestFitWarning(t *testing.T) {
 	const gbytes = 1_000_000_000
 	if w := fitWarning(1*gbytes, 16*gbytes); w != "" {
@@ -24,13 +25,46 @@ func TestFitWarning(t *testing.T) {
 	if w := fitWarning(100*gbytes, 0); w != "" {
 		t.Errorf("nothing known of the machine: warned %q", w)
 	}
-	// 10 GB of text: 0.419 + 8.5 = 8.9 GB needed; 6 GB free: a slice of
-	// (6 - 0.419) / 0.85 = 6.6 GB.
+	// 10 GB of text: 0.419 + 15 = 15.4 GB needed; 6 GB free: a slice of
+	// (6 - 0.419) / 1.5 = 3.72 GB.
 	w := fitWarning(10*gbytes, 6*gbytes)
-	for _, want := range []string{"10.0 GB of text", "needs about 8.9 GB", "6.0 GB free", "at most about 6.6 GB of text", "cluster runner", "runner update"} {
+	for _, want := range []string{"10.0 GB of text", "needs about 15.4 GB", "6.0 GB free", "at most about 3.7 GB of text", "cluster runner", "runner update"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning does not say %q:\n%s", want, w)
 		}
+	}
+}
+
+// TestFitRefusal: an embedded run that would pass its cgroup's limit is
+// refused before it starts, with the figures, when --memory-limit=auto
+// took that limit; it runs (warned) when the limit was set by hand, when
+// the machine's free memory, not the cgroup, is what binds, and when it
+// fits. The figures: 1.16 GB of text needs 0.419 + 1.5 × 1.16 = 2.16 GB.
+func TestFitRefusal(t *testing.T) {
+	const gbytes = 1_000_000_000
+	text := int64(1.16 * gbytes)
+	capped := memlimit.Machine{Available: 20 * gbytes, CgroupLimit: 2.1 * gbytes, CgroupUsed: 0.1 * gbytes}
+	err := fitRefusal(text, capped, true)
+	if err == nil {
+		t.Fatal("1.16 GB of text under a 2.1 GB cgroup limit: not refused")
+	}
+	// Left: 2.1 - 0.1 = 2.0 GB; a slice of (2.0 - 0.419) / 1.5 = 1.05 GB.
+	for _, want := range []string{"1.16 GB of text", "needs about 2.16 GB", "leaves it 2.00 GB", "a limit of 2.10 GB", "at most about 1.05 GB of text", "--memory-limit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal does not say %q: %v", want, err)
+		}
+	}
+	if err := fitRefusal(text, capped, false); err != nil {
+		t.Errorf("a limit set by hand: refused: %v", err)
+	}
+	if err := fitRefusal(text, memlimit.Machine{Available: 2 * gbytes}, true); err != nil {
+		t.Errorf("no cgroup limit, 2 GB free: refused (it should only warn): %v", err)
+	}
+	if err := fitRefusal(text, memlimit.Machine{Available: 2 * gbytes, CgroupLimit: 4 * gbytes}, true); err != nil {
+		t.Errorf("a cgroup limit above the machine's free memory: refused (it should only warn): %v", err)
+	}
+	if err := fitRefusal(text, memlimit.Machine{Available: 20 * gbytes, CgroupLimit: 2.2 * gbytes}, true); err != nil {
+		t.Errorf("2.16 GB needed under a 2.2 GB limit: refused: %v", err)
 	}
 }
 
@@ -137,17 +171,22 @@ func TestVerifyRefusal(t *testing.T) {
 	if err := verifyRefusal(string(settings.VerifyExact), long, 2, 16*gbytes, 8*gbytes); err != nil {
 		t.Errorf("a run that does not fit anyway: refused by verification: %v", err)
 	}
-	err := verifyRefusal(string(settings.VerifyExact), long, 2, 16*gbytes, 24*gbytes)
+	err := verifyRefusal(string(settings.VerifyExact), long, 2, 16*gbytes, 32*gbytes)
 	if err == nil {
-		t.Fatalf("exact verification holding %d bytes a thread beside a 14 GB run on 24 GB: not refused", long.held)
+		t.Fatalf("exact verification holding %d bytes a thread beside a 24.4 GB run on 32 GB: not refused", long.held)
 	}
-	for _, want := range []string{"verification (exact)", "24.0 GB free", "--verify=dense", "cluster runner"} {
+	for _, want := range []string{"verification (exact)", "32.0 GB free", "--verify=dense", "cluster runner"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal does not say %q: %v", want, err)
 		}
 	}
 	dense := cost(settings.VerifyDense, 16*gbytes, 16_000)
-	if err := verifyRefusal(string(settings.VerifyDense), dense, 2, 16*gbytes, 24*gbytes); err != nil {
+	// Dense refused (on a machine too small even for its samples) is not
+	// told to verify dense.
+	if err := verifyRefusal("dense:resemblance:0.5", dense, 2, 16*gbytes, 24.5*gbytes); err == nil || strings.Contains(err.Error(), "--verify=dense") || !strings.Contains(err.Error(), "--lanes=1") {
+		t.Errorf("dense verification beside a 24.4 GB run on 24.5 GB: %v; want a refusal that says --lanes=1, not --verify=dense", err)
+	}
+	if err := verifyRefusal(string(settings.VerifyDense), dense, 2, 16*gbytes, 32*gbytes); err != nil {
 		t.Errorf("dense samples of long pages: refused: %v", err)
 	}
 	// Dense: two slices of 16,384 pages of at most 512 values of 4 bytes

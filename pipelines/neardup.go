@@ -127,7 +127,10 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	m.InputBytes = total
 	cfg := opt.Config
-	rows := checkFits(ctx, m, files, cfg.Columns)
+	rows, err := checkFits(ctx, m, files, cfg.Columns)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = partitionsFor(total)
 	}

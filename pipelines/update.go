@@ -124,7 +124,10 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		m.Inputs = append(m.Inputs, in)
 		m.InputBytes += in.Bytes
 	}
-	rows := checkFits(ctx, m, files, cfg.Columns) // the new input's: what the update adds to the index's
+	rows, err := checkFits(ctx, m, files, cfg.Columns) // the new input's: what the update adds to the index's
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Verify == settings.VerifyAuto {
 		resolveVerify(&cfg, m.InputBytes) // as a full run over all of it would
 		if cfg.UncertainOnly() && sameReading(opt.From, src, cfg) != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"time"
@@ -328,36 +329,178 @@ func (f *writePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 	defer g.done()
 	batches = g.iter(batches)
 	defer outputTime.done(ctx, time.Now())
-	rows, err := decodeBatches(batches, tables.Decode[tables.Pair])
+	held, err := holdSealed(batches)
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(rows, func(x, y tables.Pair) int { return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB)) })
+	keepContained := f.Linking.keepsContained() && f.Write.Has(tables.ContainedTable)
+	rows, err := planPairRows(held, keepContained, f.Linking.Policy.ContainedThreshold())
+	if err != nil {
+		return err
+	}
 	counts := map[string]int64{"pairs_written": 0, "contained_written": 0}
 	var receipts []output.Receipt
 	if f.Write.Has(tables.PairsTable) {
-		r, err := output.WriteShard(ctx, f.TempDir, tables.PairsTable, part, rows)
-		if err != nil {
+		var failed error
+		r, err := output.WriteShardEach(ctx, f.TempDir, tables.PairsTable, part, rows.n, func(buf []tables.Pair, from int) {
+			if failed == nil {
+				failed = rows.fill(buf, from)
+			}
+		})
+		if err = cmp.Or(failed, err); err != nil {
 			return err
 		}
-		pairsWritten.Inc(ctx, int64(len(rows)))
-		counts["pairs_written"] = int64(len(rows))
+		pairsWritten.Inc(ctx, int64(rows.n))
+		counts["pairs_written"] = int64(rows.n)
 		if r.File != "" {
 			emit(store.Join(f.TempDir, tables.PairsTable, r.File))
 		}
 		receipts = append(receipts, r)
 	}
-	if f.Linking.keepsContained() && f.Write.Has(tables.ContainedTable) {
-		contained := tables.ContainedRows(rows, f.Linking.Policy.ContainedThreshold())
-		r, err := output.WriteShard(ctx, f.TempDir, tables.ContainedTable, part, contained)
+	if keepContained {
+		if err := rows.drain(); err != nil { // the ranges no pairs shard took
+			return err
+		}
+		r, err := output.WriteShard(ctx, f.TempDir, tables.ContainedTable, part, rows.contained)
 		if err != nil {
 			return err
 		}
-		containedWritten.Inc(ctx, int64(len(contained)))
-		counts["contained_written"] = int64(len(contained))
+		containedWritten.Inc(ctx, int64(len(rows.contained)))
+		counts["contained_written"] = int64(len(rows.contained))
 		receipts = append(receipts, r)
 	}
 	return output.WriteRecord(ctx, f.TempDir, "pairs", part, counts, receipts...)
+}
+
+// pairRowsPassBudget bounds the pairs-table rows writePairsFn decodes at
+// once: a pair partition's rows are held sealed (gob and zstd, some 15
+// bytes a row) and decoded a range of doc_a at a time, each range sorted
+// and written in turn, so that the rows in hand stay within it whatever
+// the partition's size. A row takes some 150 bytes decoded, with its
+// optional figures; on the 1 GB skewed input (BENCHMARKS.md, issue 55)
+// the partitions' rows, decoded whole into slices grown by append, held
+// 637 MB at once and took a run under a 2 GiB cap past it.
+var pairRowsPassBudget = 1 << 17
+
+// pairRows is one pair partition's rows, held sealed, in doc_a ranges of
+// about pairRowsPassBudget rows (a range may hold more: a document's
+// rows are never split between two), and one range's rows in hand.
+type pairRows struct {
+	held   [][]byte
+	n      int     // rows in all
+	bounds []int64 // each range's lowest doc_a, from the second range on
+	sizes  []int   // each range's rows
+
+	loaded int           // the ranges taken in hand so far
+	rows   []tables.Pair // the last one's rows, sorted by pair
+	start  int           // the partition's row that rows[0] is
+
+	keepContained bool
+	threshold     float64            // of containment, for contained
+	contained     []tables.Contained // the contained rows of the ranges loaded
+}
+
+// planPairRows plans held's ranges. A partition of at most
+// pairRowsPassBudget rows' worth of sealed bytes is one range, decoded
+// now; a larger one's doc_a values are read first (gob decodes only that
+// field) and cut into ranges.
+func planPairRows(held [][]byte, keepContained bool, threshold float64) (*pairRows, error) {
+	r := &pairRows{held: held, keepContained: keepContained, threshold: threshold}
+	sealed := 0
+	for _, b := range held {
+		sealed += len(b)
+	}
+	if sealed <= pairRowsPassBudget*15/2 {
+		if err := r.load(); err != nil {
+			return nil, err
+		}
+		r.n = len(r.rows)
+		return r, nil
+	}
+	var as []int64
+	var buf []byte
+	for _, b := range held {
+		var err error
+		if buf, err = packed.Open(buf[:0], b); err != nil {
+			return nil, err
+		}
+		if as, err = tables.AppendPairDocAs(as, buf); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(as)
+	r.n = len(as)
+	from := 0
+	for i := range as {
+		if i-from >= pairRowsPassBudget && as[i] != as[i-1] {
+			r.bounds, r.sizes = append(r.bounds, as[i]), append(r.sizes, i-from)
+			from = i
+		}
+	}
+	r.sizes = append(r.sizes, len(as)-from)
+	return r, nil
+}
+
+// load takes the next range's rows in hand, sorted, and keeps their
+// contained rows.
+func (r *pairRows) load() error {
+	if r.loaded > len(r.bounds) {
+		return fmt.Errorf("pairs: a partition's rows ran out before the %d counted", r.n)
+	}
+	pass := r.loaded
+	var rows, batch []tables.Pair
+	if pass < len(r.sizes) {
+		rows = make([]tables.Pair, 0, r.sizes[pass]) // held once, not grown by append
+	}
+	var buf []byte
+	for _, b := range r.held {
+		var err error
+		if buf, err = packed.Open(buf[:0], b); err != nil {
+			return err
+		}
+		if batch, err = tables.Decode(batch[:0], buf); err != nil {
+			return err
+		}
+		for _, p := range batch {
+			if i, _ := slices.BinarySearch(r.bounds, p.DocA+1); i == pass { // bounds[i-1] <= DocA < bounds[i]
+				rows = append(rows, p)
+			}
+		}
+	}
+	slices.SortFunc(rows, func(x, y tables.Pair) int { return cmp.Or(cmp.Compare(x.DocA, y.DocA), cmp.Compare(x.DocB, y.DocB)) })
+	r.start += len(r.rows)
+	r.rows = rows
+	r.loaded++
+	if r.keepContained {
+		r.contained = append(r.contained, tables.ContainedRows(rows, r.threshold)...)
+	}
+	return nil
+}
+
+// fill puts rows from, from+1, ... (called in order, from 0) into buf,
+// taking the next range in hand when those in hand run out.
+func (r *pairRows) fill(buf []tables.Pair, from int) error {
+	for len(buf) > 0 {
+		if from >= r.start+len(r.rows) {
+			if err := r.load(); err != nil {
+				return err
+			}
+			continue
+		}
+		n := copy(buf, r.rows[from-r.start:])
+		buf, from = buf[n:], from+n
+	}
+	return nil
+}
+
+// drain loads the ranges not loaded yet, for their contained rows.
+func (r *pairRows) drain() error {
+	for r.loaded <= len(r.bounds) {
+		if err := r.load(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clearClusterColumns empties the columns clusters.Join fills, on a docs

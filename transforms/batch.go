@@ -180,6 +180,52 @@ func decodeBatches[T any](it func(*[]byte) bool, decode func([]T, []byte) ([]T, 
 	return all, err
 }
 
+// holdSealed reads a shuffled stream's sealed batches and keeps them, for
+// a reader that goes over them more than once (the stream is read once).
+func holdSealed(it func(*[]byte) bool) ([][]byte, error) {
+	var held [][]byte
+	var b []byte
+	for it(&b) {
+		held = append(held, b)
+		b = nil // the next batch in a slice of its own
+	}
+	return held, nil
+}
+
+// sortHeld is sortBatches over held batches (holdSealed), adding only the
+// records keep takes: each batch's records are decoded into a scratch
+// slice, and those kept copied into a slice of their own for s.
+func sortHeld[T any](held [][]byte, decode func([]T, []byte) ([]T, error), keep func(*T) bool, s *packed.RangeSorter[T]) error {
+	var buf []byte
+	var scratch []T
+	for _, b := range held {
+		var err error
+		if buf, err = packed.Open(buf[:0], b); err != nil {
+			return err
+		}
+		if scratch, err = decode(scratch[:0], buf); err != nil {
+			return err
+		}
+		n := 0
+		for i := range scratch {
+			if keep(&scratch[i]) {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		recs := make([]T, 0, n)
+		for i := range scratch {
+			if keep(&scratch[i]) {
+				recs = append(recs, scratch[i])
+			}
+		}
+		s.Add(recs)
+	}
+	return nil
+}
+
 // sortBatches opens every batch of a shuffled stream, decodes its records
 // with decode into a slice of their own (of size records, when they have
 // a fixed size; 0 lets the slice grow) and adds them to s, which sorts

@@ -2,7 +2,9 @@ package transforms
 
 import (
 	"context"
+	"math/bits"
 	"time"
+	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -280,14 +282,83 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 // merge sums one pair partition's counts per pair, and returns them
 // packed, and how many pairs; and apart, the anchored ones, their counts
 // to be completed.
+//
+// A partition's triplets are held as they came, sealed (a tenth of their
+// size or less), and decoded and sorted a range of their pair hash at a
+// time (mergePasses), so that the records decoded at once stay within
+// mergePassBudget whatever the group's size: on the 1 GB skewed input
+// (BENCHMARKS.md, issue 55) a partition's 35 MB of sealed triplets decode
+// to 6.6 million records, 265 MB, and two lanes' decoded groups were what
+// took a run under a 2 GiB cap past it. Each pass's pairs follow the last
+// one's in ComparePairs order, so the output is the same as one pass's.
 func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, []packed.Pair, error) {
-	sorted := packed.NewPairSorter()
-	if err := sortBatches(batches, packed.AppendPackedPairs, 0, sorted); err != nil {
+	held, err := holdSealed(batches)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	passes, err := mergePasses(held)
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	var out []byte
 	var n int64
 	var anchored []packed.Pair
+	for pass := range passes {
+		sorted := packed.NewPairSorter()
+		inPass := func(p *packed.Pair) bool { return keyPass(packed.PairHash(p.A, p.B), passes) == pass }
+		if err := sortHeld(held, packed.AppendPackedPairs, inPass, sorted); err != nil {
+			return nil, 0, nil, err
+		}
+		out, n, anchored = f.mergeSorted(sorted, out, n, anchored)
+	}
+	return out, n, anchored, nil
+}
+
+// mergePassBudget bounds the bytes of records one pass of merge decodes.
+var mergePassBudget = 128 << 20
+
+// mergePasses is how many passes merge makes over held: enough that each
+// pass's share of the records, counted from the batches' heads, fits
+// mergePassBudget. A group of up to mergePassBudget/64 sealed bytes takes
+// one pass without being counted: triplets seal to about 6 bytes of the
+// 40 a record takes (467 MB for 72.8 million on the skewed input), so it
+// would take one pass anyway, and a group that opened to more would only
+// be merged in one pass, as every group was before.
+func mergePasses(held [][]byte) (int, error) {
+	sealed := 0
+	for _, b := range held {
+		sealed += len(b)
+	}
+	if sealed <= mergePassBudget/64 {
+		return 1, nil
+	}
+	records := 0
+	var buf []byte
+	for _, b := range held {
+		var err error
+		if buf, err = packed.Open(buf[:0], b); err != nil {
+			return 0, err
+		}
+		n, err := packed.PackedPairsLen(buf)
+		if err != nil {
+			return 0, err
+		}
+		records += n
+	}
+	need := records * int(unsafe.Sizeof(packed.Pair{}))
+	return max(1, (need+mergePassBudget-1)/mergePassBudget), nil
+}
+
+// keyPass is the pass of passes that takes a record of uniform 64-bit key:
+// contiguous key ranges, in key order.
+func keyPass(key uint64, passes int) int {
+	hi, _ := bits.Mul64(key, uint64(passes))
+	return int(hi)
+}
+
+// mergeSorted sums the counts of sorted's pairs, appending them packed to
+// out (n of them) and the anchored ones to anchored.
+func (f *mergePairsFn) mergeSorted(sorted *packed.RangeSorter[packed.Pair], out []byte, n int64, anchored []packed.Pair) ([]byte, int64, []packed.Pair) {
 	var ranks [][2]uint16
 	for all := sorted.Next(); all != nil; all = sorted.Next() {
 		if f.Sketch.Kind != sketch.Min {
@@ -325,5 +396,5 @@ func (f *mergePairsFn) merge(batches func(*[]byte) bool) ([]byte, int64, []packe
 			n++
 		}
 	}
-	return out, n, anchored, nil
+	return out, n, anchored
 }

@@ -77,8 +77,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/pipelines"
+	"github.com/neardup/neardup/settings"
 )
 
 func main() {
@@ -203,6 +205,7 @@ func pipelineMain(args []string) error {
 	redirect := fs.String("redirect-column", "", "column of the URL a row redirects to (as the runner's flag)")
 	sweep := fs.String("sweep-date", "2026-01-01", "the input's sweep, as the runner's flag (bench update's by default)")
 	heap := fs.String("heapprofile", "", "write a heap profile here, taken when the heap was largest (checked twice a second)")
+	verify := fs.String("verify", string(settings.VerifyNone), "the runner's --verify (auto: the runner's default; none: as the floor)")
 	fs.Parse(args)
 	if err := flag.CommandLine.Parse(fs.Args()); err != nil {
 		return err
@@ -211,10 +214,16 @@ func pipelineMain(args []string) error {
 	if *input == "" || *out == "" {
 		return errors.New("pipeline needs --input and --output")
 	}
+	// As the runner's default --memory-limit=auto: a profile of the heap
+	// that the runner would have, under the same limit.
+	if _, err := memlimit.Apply("auto"); err != nil {
+		return err
+	}
 	defer atPeakHeap(*heap)()
 	return profiled(*prof, func() error {
 		opt := pipelines.Options{Input: *input, Output: *out, Config: columnConfig(*textCol, *htmlCol), Flags: map[string]string{}, Overwrite: true}
 		opt.Config.Sweep = *sweep
+		opt.Config.Verify = settings.Verify(*verify)
 		opt.Config.Columns.Redirect, opt.Config.Columns.URLRequired = *redirect, *redirect != ""
 		run := pipelines.Run
 		if *from != "" {

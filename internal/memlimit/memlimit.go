@@ -151,6 +151,16 @@ func Apply(v string) (Limit, error) {
 	return l, nil
 }
 
+// Auto reports whether --memory-limit=auto chose l (not a size or
+// GOMEMLIMIT set by hand).
+func (l Limit) Auto() bool { return l.auto }
+
+// Capped reports whether what m leaves the process is its cgroup's limit
+// (the kernel kills a group past it), not the machine's free memory.
+func (m Machine) Capped() bool {
+	return m.CgroupLimit > 0 && (m.Available <= 0 || m.CgroupLimit-m.CgroupUsed < m.Available)
+}
+
 // Applied is the limit Apply set (the zero Limit when it was not called).
 func Applied() Limit {
 	mu.Lock()

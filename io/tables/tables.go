@@ -455,6 +455,23 @@ func Decode[T any](dst []T, b []byte) ([]T, error) {
 	return append(dst, rows...), nil
 }
 
+// AppendPairDocAs appends the doc_a of each row of a batch of pairs rows
+// that Encode wrote, decoding that field only: where a reader needs the
+// rows' keys before their rows (gob skips the fields its target lacks).
+func AppendPairDocAs(dst []int64, b []byte) ([]int64, error) {
+	if len(b) == 0 {
+		return dst, nil
+	}
+	var rows []struct{ DocA int64 }
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rows); err != nil {
+		return dst, err
+	}
+	for _, r := range rows {
+		dst = append(dst, r.DocA)
+	}
+	return dst, nil
+}
+
 // ShardPartition reads which keys a shard of a table holds from its name,
 // in an output cut into partitions partitions: those of partition part of
 // of (packed.Partition(key, of) == part). A run's own shards are

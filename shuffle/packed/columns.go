@@ -108,6 +108,17 @@ func sortByA(ps []Pair) []Pair {
 	return out
 }
 
+// PackedPairsLen is the number of pairs in a batch PackPairs wrote, read
+// from its head without decoding them.
+func PackedPairsLen(b []byte) (int, error) {
+	r := columnReader{b: b}
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(b))/8 {
+		return 0, packedPairsError(len(b), r.err)
+	}
+	return int(n), nil
+}
+
 // AppendPackedPairs decodes a batch PackPairs wrote and appends its pairs
 // to dst.
 func AppendPackedPairs(dst []Pair, b []byte) ([]Pair, error) {
