@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,6 +180,90 @@ type clusterRow struct {
 	BothPairs  int64   `json:"both_pairs"`
 	Clusters   int     `json:"clusters"` // the clustering's clusters of 2 or more documents of the universe
 	Largest    int     `json:"largest"`  // its largest cluster's documents of the universe
+	// Families are the planted families of --families, each with the
+	// most of its documents the clustering put in one cluster.
+	Families []familyShare `json:"families,omitempty"`
+}
+
+// familyShare is one planted family's documents of the universe (Size)
+// and the most of them in one cluster (Largest).
+type familyShare struct {
+	Name    string  `json:"name"`
+	Size    int     `json:"size"`
+	Largest int     `json:"largest"`
+	Median  float64 `json:"median_resemblance"` // of familyPairs pairs of its documents, the same for every clustering
+}
+
+// familyPairs is how many random pairs of a family's documents its median
+// resemblance is taken over.
+const familyPairs = 400
+
+// medianResemblance is the median exact Jaccard of familyPairs pairs of
+// distinct documents of ids drawn at random (a fixed seed: the same pairs
+// on every run), over their shingle sets.
+func medianResemblance(ids []uint64, sets map[uint64][]uint64) float64 {
+	if len(ids) < 2 {
+		return 1
+	}
+	r := rand.New(rand.NewPCG(uint64(len(ids)), 0x6d6564)) // "med"
+	js := make([]float64, familyPairs)
+	for i := range js {
+		a := r.IntN(len(ids))
+		b := (a + 1 + r.IntN(len(ids)-1)) % len(ids)
+		x, y := sets[ids[a]], sets[ids[b]]
+		o, _ := simjoin.Overlap(x, y, 0)
+		js[i] = float64(o) / float64(len(x)+len(y)-o)
+	}
+	slices.Sort(js)
+	return (js[familyPairs/2-1] + js[familyPairs/2]) / 2
+}
+
+// plantedFamilies groups the documents of universe whose input id re
+// matches by the match's first group (the whole match if re has no
+// group), in name order.
+func plantedFamilies(re *regexp.Regexp, docs []doc, universe map[uint64][]uint64) map[string][]uint64 {
+	fams := map[string][]uint64{}
+	if re == nil {
+		return fams
+	}
+	for _, d := range docs {
+		m := re.FindStringSubmatch(d.Name)
+		if m == nil || len(universe[d.ID]) == 0 {
+			continue
+		}
+		name := m[len(m)-1]
+		fams[name] = append(fams[name], d.ID)
+	}
+	return fams
+}
+
+// familyShares is, for each family, the most of its documents that one
+// label holds; an unlabelled document is a cluster of its own.
+func familyShares(fams map[string][]uint64, labels map[uint64]uint64, median map[string]float64) []familyShare {
+	var out []familyShare
+	for _, name := range slices.Sorted(maps.Keys(fams)) {
+		ids := fams[name]
+		count, largest := map[uint64]int{}, min(1, len(ids))
+		for _, id := range ids {
+			if l, ok := labels[id]; ok {
+				count[l]++
+				largest = max(largest, count[l])
+			}
+		}
+		out = append(out, familyShare{Name: name, Size: len(ids), Largest: largest, Median: median[name]})
+	}
+	return out
+}
+
+func printFamilyRows(rows []clusterRow) {
+	fmt.Printf("\n## Planted families: the most of each in one cluster\n\n")
+	fmt.Println("| corpus | tool | threshold | family | documents | median resemblance | in one cluster | share |")
+	fmt.Println("|---|---|---:|---|---:|---:|---:|---:|")
+	for _, r := range rows {
+		for _, f := range r.Families {
+			fmt.Printf("| %s | %s | %g | %s | %d | %.3f | %d | %.4f |\n", r.Corpus, r.Tool, r.Threshold, f.Name, f.Size, f.Median, f.Largest, float64(f.Largest)/float64(f.Size))
+		}
+	}
 }
 
 func printClusterRows(rows []clusterRow) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +125,34 @@ func TestMissedBands(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missedBands = %q, want it to hold %q", got, want)
 		}
+	}
+}
+
+// TestFamilyShares: family 0 has 3 documents with shingles (one, 4, has
+// none and is left out), 2 of them in cluster 7; family 1's lone
+// labelled document and its unlabelled one are one each.
+func TestFamilyShares(t *testing.T) {
+	docs := []doc{{ID: 1, Name: "family-0-copy-0"}, {ID: 2, Name: "family-0-copy-1"}, {ID: 3, Name: "family-0-copy-2"},
+		{ID: 4, Name: "family-0-copy-3"}, {ID: 5, Name: "family-1-copy-0"}, {ID: 6, Name: "family-1-copy-1"}, {ID: 8, Name: "page"}}
+	universe := map[uint64][]uint64{1: {1}, 2: {1}, 3: {1}, 5: {1}, 6: {1}, 8: {1}}
+	fams := plantedFamilies(regexp.MustCompile(`family-(\d+)-copy-`), docs, universe)
+	got := familyShares(fams, map[uint64]uint64{1: 7, 3: 7, 2: 9, 9: 9, 5: 5, 8: 7}, map[string]float64{"1": 0.5})
+	want := []familyShare{{Name: "0", Size: 3, Largest: 2}, {Name: "1", Size: 2, Largest: 1, Median: 0.5}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("familyShares = %v, want %v", got, want)
+	}
+}
+
+// TestMedianResemblance: of a family of three sets, pairs {1,2,3,4} and
+// {1,2,3,5} resemble at 3/5, either and {1,2,3,4,5,6} at 4/6 and 4/6;
+// every pair drawn is one of these, the median of such draws among them.
+func TestMedianResemblance(t *testing.T) {
+	sets := map[uint64][]uint64{10: {1, 2, 3, 4}, 11: {1, 2, 3, 5}, 12: {1, 2, 3, 4, 5, 6}}
+	m := medianResemblance([]uint64{10, 11, 12}, sets)
+	if m != 2.0/3 && m != 0.6 && m != (0.6+2.0/3)/2 {
+		t.Fatalf("median %v, want 0.6, 2/3 or between", m)
+	}
+	if m := medianResemblance([]uint64{10, 10 + 1}, sets); m != 0.6 {
+		t.Fatalf("median of one pair drawn again and again %v, want 0.6", m)
 	}
 }

@@ -78,6 +78,12 @@
 // documents with shingles (a CSV names them by doc ID, as the JSON lines
 // shards of --shards do). --modes none scores only those; --scores-out
 // writes the rows as JSON lines. scripts/peers runs the peers this way.
+// With --modes none the truth is simjoin.Components, the same components
+// found without listing the join's pairs, so that families of tens of
+// thousands of near-copies (a billion pairs) can be scored. --families
+// RE names planted families by the input's ids (scripts/growcorpus's
+// family-K-copy-N: 'family-(\d+)-copy-'), and prints for the exact join
+// and each clustering the most of each family in one cluster.
 package main
 
 import (
@@ -88,6 +94,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,8 +149,10 @@ var (
 	seed         = flag.Uint64("seed", fingerprint.DefaultSeed, "fingerprint seed")
 
 	clusterSpecs listFlag
+	familyRE     *regexp.Regexp // --families, compiled
 	shardsDir    = flag.String("shards", "", "write the corpus's documents with shingles as JSON lines shards into this folder for tools outside neardup, and stop")
 	shardCount   = flag.Int("shard-count", 8, "number of --shards files")
+	familiesFlag = flag.String("families", "", "a regular expression over the input's ids: the documents it matches are planted families, named by its first group (e.g. 'family-(\\d+)-copy-'); with --clusters, each family's most documents in one cluster, for the exact join and each clustering")
 	scoresOut    = flag.String("scores-out", "", "also write the same-cluster rows of --clusters to this file, one JSON object per line")
 )
 
@@ -354,6 +363,11 @@ func run(ctx context.Context) error {
 		}
 		return writeShards(*shardsDir, *shardCount, docs, shingleSets(docs, *seed, *shingleWords))
 	}
+	if *familiesFlag != "" {
+		if familyRE, err = regexp.Compile(*familiesFlag); err != nil {
+			return usage("--families: %v", err)
+		}
+	}
 	var outside []clustering
 	for _, spec := range clusterSpecs {
 		c, err := loadClustering(ctx, spec)
@@ -382,6 +396,9 @@ func run(ctx context.Context) error {
 	}
 	if len(outside) > 0 {
 		printClusterRows(clusterRows)
+		if *familiesFlag != "" {
+			printFamilyRows(clusterRows)
+		}
 		if *scoresOut != "" {
 			if err := writeClusterRows(*scoresOut, clusterRows); err != nil {
 				return err
@@ -549,16 +566,33 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64, outside []
 		seconds float64
 	}
 	exacts := make([]exact, len(ts))
+	fams := plantedFamilies(familyRE, docs, sets)
+	median := map[string]float64{}
+	for name, ids := range fams {
+		median[name] = medianResemblance(ids, sets)
+	}
 	var rows []clusterRow
 	for i, t := range ts {
 		start := time.Now()
-		pairs, st, err := simjoin.Join(recs, t)
-		if err != nil {
-			return false, nil, err
+		var truth map[uint64]uint64
+		if len(ms) == 0 {
+			// Only clusters are scored: the join's components, without
+			// listing its pairs, which a large family makes too many.
+			labels, st, err := simjoin.Components(recs, t)
+			if err != nil {
+				return false, nil, err
+			}
+			truth = labels
+			progress("%s: exact join's components at %g: %d documents in components (%d candidates, %d verified) in %.2fs", c.glob, t, len(truth), st.Candidates, st.Verified, time.Since(start).Seconds())
+		} else {
+			pairs, st, err := simjoin.Join(recs, t)
+			if err != nil {
+				return false, nil, err
+			}
+			exacts[i] = exact{exactSet(pairs), jaccards(pairs), time.Since(start).Seconds()}
+			progress("%s: exact join at %g: %d pairs (%d candidates, %d verified) in %.2fs", c.glob, t, len(pairs), st.Candidates, st.Verified, exacts[i].seconds)
+			truth = components(pairs)
 		}
-		exacts[i] = exact{exactSet(pairs), jaccards(pairs), time.Since(start).Seconds()}
-		progress("%s: exact join at %g: %d pairs (%d candidates, %d verified) in %.2fs", c.glob, t, len(pairs), st.Candidates, st.Verified, exacts[i].seconds)
-		truth := components(pairs)
 		scored := outside
 		if len(outside) > 0 {
 			scored = append([]clustering{{name: exactTool, labels: truth}}, outside...)
@@ -566,7 +600,8 @@ func evaluate(ctx context.Context, c corpus, ms []mode, ts []float64, outside []
 		for _, o := range scored {
 			s := scoreClusters(sets, truth, o.labels)
 			rows = append(rows, clusterRow{Corpus: c.name(), Tool: o.name, Threshold: t,
-				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: s.Clusters, Largest: s.Largest})
+				TruthPairs: s.Truth, FoundPairs: s.Found, BothPairs: s.Both, Clusters: s.Clusters, Largest: s.Largest,
+				Families: familyShares(fams, o.labels, median)})
 		}
 	}
 

@@ -13,7 +13,7 @@
 //     deduplication rather than one row in each set of copies).
 //
 // The rows of all copies are shuffled together, cut when the text
-// reaches -mb MB, and spread over -files zstd Parquet files with row
+// reaches -mb MB (-mb 0: each row once, as it is), and spread over -files zstd Parquet files with row
 // groups of -rowgroup rows; source and date are dictionary-encoded, the
 // other columns plain. The output is a function of the flags alone.
 //
@@ -73,7 +73,7 @@ var tables = []string{"multilingual-docs", "deb-copyright", "deb-manpages", "cc-
 func main() {
 	data := flag.String("data", "../shared/data", "folder of the real corpora")
 	out := flag.String("out", "", "output folder (required; created)")
-	mb := flag.Float64("mb", 1000, "MB (10^6 bytes) of text to write")
+	mb := flag.Float64("mb", 1000, "MB (10^6 bytes) of text to write; 0 writes the corpora's rows once, as they are (beside -families and -template-site)")
 	files := flag.Int("files", 10, "output files")
 	rowGroup := flag.Int64("rowgroup", 2000, "rows per row group")
 	near := flag.Float64("near", 0.5, "fraction of later copies that are near-duplicates (the rest are joins of two rows)")
@@ -104,26 +104,9 @@ func main() {
 		log.Fatal("no text in the corpora")
 	}
 
-	// Every (copy, row) of enough copies, shuffled, cut at -mb MB
-	// (estimated by the original texts' lengths).
-	target := int64(*mb * 1e6)
-	copies := int(target/baseBytes) + 1
-	type item struct{ copy, row int }
-	all := make([]item, 0, copies*len(base))
-	for c := range copies {
-		for r := range base {
-			all = append(all, item{c, r})
-		}
-	}
-	rng := rand.New(rand.NewPCG(*seed, 0x67726f77)) // "grow"
-	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	var sum int64
-	n := 0
-	for n < len(all) && sum < target {
-		sum += int64(len(base[all[n].row].Text))
-		n++
-	}
-	all = all[:n]
+	all := choose(base, baseBytes, int64(*mb*1e6), *seed)
+	n := len(all)
+	copies := int(int64(*mb*1e6)/baseBytes) + 1
 
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
@@ -189,6 +172,35 @@ func main() {
 	}
 	fmt.Printf("growcorpus: %d rows, %.1f MB of text (%d copies of %d rows, %.1f MB; %d family rows, %d template pages) in %d files under %s\n",
 		n+len(fams), float64(total)/1e6, copies, len(base), float64(baseBytes)/1e6, len(fams)-len(site), len(site), *files, *out)
+}
+
+// item is one row of the output: copy copy of base row row.
+type item struct{ copy, row int }
+
+// choose is every (copy, row) of enough copies of base (whose text is
+// baseBytes long) to reach target bytes of text, shuffled, cut when it
+// does (estimated by the original texts' lengths); a target of 0 is every
+// row once, as it is.
+func choose(base []doc, baseBytes, target int64, seed uint64) []item {
+	copies := int(target/baseBytes) + 1
+	all := make([]item, 0, copies*len(base))
+	for c := range copies {
+		for r := range base {
+			all = append(all, item{c, r})
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x67726f77)) // "grow"
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	if target == 0 {
+		return all
+	}
+	var sum int64
+	n := 0
+	for n < len(all) && sum < target {
+		sum += int64(len(base[all[n].row].Text))
+		n++
+	}
+	return all[:n]
 }
 
 // write writes rows to path, zstd-compressed, in row groups of rowGroup rows.

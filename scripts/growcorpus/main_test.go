@@ -88,3 +88,28 @@ func TestEditShortRows(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseOnce: -mb 0 is every row once, as it is; a target is met
+// with copies, cut once it is reached.
+func TestChooseOnce(t *testing.T) {
+	base := []doc{{ID: "a", Text: "one two"}, {ID: "b", Text: "three"}, {ID: "c", Text: "four five six"}}
+	all := choose(base, 20, 0, 1)
+	seen := map[int]bool{}
+	for _, it := range all {
+		if it.copy != 0 || seen[it.row] {
+			t.Fatalf("-mb 0 chose %v: want each row once, copy 0", all)
+		}
+		seen[it.row] = true
+	}
+	if len(seen) != len(base) {
+		t.Fatalf("-mb 0 chose %d rows of %d", len(seen), len(base))
+	}
+	var sum int
+	more := choose(base, 20, 45, 1)
+	for _, it := range more {
+		sum += len(base[it.row].Text)
+	}
+	if sum < 45 || sum-len(base[more[len(more)-1].row].Text) >= 45 {
+		t.Fatalf("a target of 45 bytes chose %d bytes in %d rows: want the first rows that reach it", sum, len(more))
+	}
+}

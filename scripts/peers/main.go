@@ -6,6 +6,7 @@
 //
 //	go run ./scripts/peers --input ../shared/data/multilingual-docs.parquet
 //	go run ./scripts/peers --input '/tmp/bc/grown-1000MB/*.parquet' --tools neardup,datatrove,rensa
+//	go run ./scripts/peers --input '/tmp/fam/*.parquet' --tools neardup,datatrove,rensa --families 'family-(\d+)-copy-'
 //
 // The peers (datatrove 0.10.1, datasketch 2.0.0, text-dedup 0.4.1,
 // rensa 0.5.0) come from PyPI, pinned with everything they pull in by
@@ -47,6 +48,7 @@ var (
 	workers   = flag.Int("workers", runtime.NumCPU(), "worker processes of the peers that have them")
 	shardN    = flag.Int("shards", 8, "JSON lines files the peers read (datatrove runs one task per file)")
 	workFlag  = flag.String("work", "", "working folder, kept (default: a temporary one, removed)")
+	families  = flag.String("families", "", "cmd/quality's --families: a regular expression over the input's ids naming planted families, each scored by its most documents in one cluster")
 	require   = flag.Float64("require", 0, "fail unless neardup's precision and recall both reach this (CI's check)")
 )
 
@@ -157,6 +159,9 @@ func run() error {
 	for _, m := range runs {
 		args = append(args, "--clusters", m.tool+"="+m.clusters)
 	}
+	if *families != "" {
+		args = append(args, "--families", *families)
+	}
 	score := command(root, quality, args...)
 	score.Stdout = nil // its table is printed below, with the times
 	if err := score.Run(); err != nil {
@@ -190,6 +195,14 @@ func run() error {
 			}
 		}
 	}
+	if *families != "" {
+		fmt.Printf("\n| tool | family | documents | median resemblance | in one cluster | share |\n|---|---|---:|---:|---:|---:|\n")
+		for _, r := range rows {
+			for _, f := range r.Families {
+				fmt.Printf("| %s | %s | %d | %.3f | %d | %.4f |\n", r.Tool, f.Name, f.Size, f.Median, f.Largest, float64(f.Largest)/float64(max(f.Size, 1)))
+			}
+		}
+	}
 	return nil
 }
 
@@ -213,6 +226,12 @@ type scoreRow struct {
 	BothPairs  int64  `json:"both_pairs"`
 	Clusters   int    `json:"clusters"`
 	Largest    int    `json:"largest"`
+	Families   []struct {
+		Name    string  `json:"name"`
+		Size    int     `json:"size"`
+		Largest int     `json:"largest"`
+		Median  float64 `json:"median_resemblance"`
+	} `json:"families"`
 }
 
 func readScores(path string) ([]scoreRow, error) {

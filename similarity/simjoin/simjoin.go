@@ -100,16 +100,10 @@ func validThreshold(t float64) bool { return t > 0 && t <= 1 }
 // filter relies on a consistent order. The input is not modified.
 func Join(records []Record, t float64) ([]Pair, Stats, error) {
 	var st Stats
-	if !validThreshold(t) {
-		return nil, st, fmt.Errorf("simjoin: threshold %v not in (0, 1]", t)
-	}
-	if len(records) > math.MaxInt32 {
-		return nil, st, errors.New("simjoin: too many records")
-	}
-	if err := validate(records); err != nil {
+	c, err := prepare(records, t)
+	if err != nil {
 		return nil, st, err
 	}
-	c := canonicalize(records)
 	if len(c.ids) < 2 {
 		return []Pair{}, st, nil
 	}
@@ -129,6 +123,21 @@ func Join(records []Record, t float64) ([]Pair, Stats, error) {
 	})
 	st.Results = len(pairs)
 	return pairs, st, nil
+}
+
+// prepare checks the threshold and the records, and renames the tokens
+// of the non-empty records to ranks, in length order.
+func prepare(records []Record, t float64) (canon, error) {
+	if !validThreshold(t) {
+		return canon{}, fmt.Errorf("simjoin: threshold %v not in (0, 1]", t)
+	}
+	if len(records) > math.MaxInt32 {
+		return canon{}, errors.New("simjoin: too many records")
+	}
+	if err := validate(records); err != nil {
+		return canon{}, err
+	}
+	return canonicalize(records), nil
 }
 
 func validate(records []Record) error {
@@ -375,14 +384,20 @@ func newJoiner(c canon, t float64) *joiner {
 	}
 }
 
+// prefixes are, for a record of lx tokens at threshold t, the shortest
+// record it can match (length filter), its probing prefix and its
+// indexing prefix (Lemma 3).
+func prefixes(t float64, lx int) (minLen, probeLen, indexLen int) {
+	minLen = max(1, ceilLow(t*float64(lx)))
+	return minLen, lx - minLen + 1, min(lx, max(1, lx-ceilLow(2*(t/(1+t))*float64(lx))+1))
+}
+
 // probe finds the partners of record x among the records before it, then
 // indexes x.
 func (j *joiner) probe(x int32, st *Stats) {
 	xs := j.toks[x]
 	lx := len(xs)
-	minLen := max(1, ceilLow(j.t*float64(lx)))
-	probeLen := lx - minLen + 1
-	indexLen := min(lx, max(1, lx-ceilLow(2*j.ratio*float64(lx))+1))
+	minLen, probeLen, indexLen := prefixes(j.t, lx)
 
 	j.alpha = j.alpha[:0]
 	for ly := minLen; ly <= lx; ly++ {
@@ -467,7 +482,7 @@ func (j *joiner) verify(x, y int32, probeLen, minLen int) {
 	alpha := j.alpha[ly-minLen]
 	o := int(j.acc[y])
 	sx, sy := int(j.lastX[y])+1, int(j.lastY[y])+1
-	yIndexLen := min(ly, max(1, ly-ceilLow(2*j.ratio*float64(ly))+1))
+	_, _, yIndexLen := prefixes(j.t, ly)
 	wx, wy := xs[probeLen-1], ys[yIndexLen-1]
 	if wx <= wy {
 		sx = probeLen
@@ -475,9 +490,27 @@ func (j *joiner) verify(x, y int32, probeLen, minLen int) {
 	if wy <= wx {
 		sy = yIndexLen
 	}
+	if o = mergeOverlap(xs, ys, sx, sy, o, alpha); o < alpha {
+		return
+	}
+	jac := float64(o) / float64(lx+ly-o)
+	if jac < j.t {
+		return
+	}
+	a, b := j.ids[x], j.ids[y]
+	if a > b {
+		a, b = b, a
+	}
+	j.out = append(j.out, Pair{A: a, B: b, Jaccard: jac, Overlap: o})
+}
+
+// mergeOverlap is o plus the tokens xs[sx:] and ys[sy:] share; it stops,
+// returning less than alpha, as soon as alpha is out of reach.
+func mergeOverlap(xs, ys []uint32, sx, sy, o, alpha int) int {
+	lx, ly := len(xs), len(ys)
 	for sx < lx && sy < ly {
 		if o+min(lx-sx, ly-sy) < alpha {
-			return
+			return o
 		}
 		switch a, b := xs[sx], ys[sy]; {
 		case a < b:
@@ -490,18 +523,7 @@ func (j *joiner) verify(x, y int32, probeLen, minLen int) {
 			sy++
 		}
 	}
-	if o < alpha {
-		return
-	}
-	jac := float64(o) / float64(lx+ly-o)
-	if jac < j.t {
-		return
-	}
-	a, b := j.ids[x], j.ids[y]
-	if a > b {
-		a, b = b, a
-	}
-	j.out = append(j.out, Pair{A: a, B: b, Jaccard: jac, Overlap: o})
+	return o
 }
 
 // suffixFilter returns a lower bound of the Hamming distance |x △ y|, or
