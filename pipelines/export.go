@@ -101,7 +101,7 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 		files.Names[i] = name
 		m.Files = append(m.Files, export.File{Input: paths[k], Output: name})
 	}
-	out, err := export.Prepare(ctx, opt.Output, opt.Overwrite)
+	out, err := prepareExport(ctx, opt.Output, opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +111,9 @@ func Export(ctx context.Context, opt ExportOptions) (*export.Manifest, error) {
 	defer release()
 	if _, err = runJob(ctx, p); err != nil {
 		return nil, pipelineError(err)
+	}
+	if DryRun() {
+		return nil, ErrDryRun
 	}
 	m.WallSeconds = time.Since(start).Seconds()
 	if err := out.Publish(ctx, m); err != nil {

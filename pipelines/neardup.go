@@ -145,7 +145,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	cfg.LatestSweep = cfg.Sweep
 	m.Settings = Settings(cfg)
 
-	out, err := output.Prepare(ctx, opt.Output, "run", files, opt.Overwrite)
+	out, err := prepareOutput(ctx, opt.Output, "run", files, opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +170,9 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 	stop()
 	if err != nil {
 		return nil, pipelineError(err)
+	}
+	if DryRun() {
+		return nil, ErrDryRun
 	}
 	if res != nil {
 		addMetrics(m, res.Metrics())

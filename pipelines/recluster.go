@@ -177,7 +177,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if err != nil {
 		return nil, err
 	}
-	out, err := output.Prepare(ctx, opt.Output, "recluster", index.shards(), opt.Overwrite)
+	out, err := prepareOutput(ctx, opt.Output, "recluster", index.shards(), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}

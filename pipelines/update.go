@@ -177,7 +177,7 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := output.Prepare(ctx, opt.Output, "update", slices.Concat(newPaths, index.shards()), opt.Overwrite)
+	out, err := prepareOutput(ctx, opt.Output, "update", slices.Concat(newPaths, index.shards()), opt.Overwrite)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,10 @@ func exportMain(ctx context.Context, logs *runLog, w io.Writer) int {
 		fmt.Fprintf(w, "neardup: runner %s--help lists the flags\n", commandWord())
 		return 2
 	}
+	if errors.Is(err, pipelines.ErrDryRun) {
+		fmt.Fprintln(w, "neardup:", err)
+		return 0
+	}
 	if err != nil {
 		logs.fail(err)
 		return 1

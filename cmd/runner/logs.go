@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/io/store"
+	"github.com/neardup/neardup/pipelines"
 )
 
 // runLog is where a run's Beam and Prism log records go: a file, created
@@ -36,12 +38,32 @@ type runLog struct {
 // after beam.Init, which sets the default logger up on stderr.
 func quietLogs() *runLog {
 	l := &runLog{}
+	if pipelines.DryRun() {
+		// The job the dry run prints is the point of it: on stdout, as
+		// the SDK logs it.
+		slog.SetDefault(slog.New(messages{w: os.Stdout}))
+		return l
+	}
 	if run.Verbose {
 		return l
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	return l
 }
+
+// messages is a log handler that writes each record's message alone, as
+// it is, on a line of its own: a Dataflow dry run's pipeline and job.
+type messages struct{ w io.Writer }
+
+func (messages) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+
+func (h messages) Handle(_ context.Context, r slog.Record) error {
+	_, err := io.WriteString(h.w, r.Message+"\n")
+	return err
+}
+
+func (h messages) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h messages) WithGroup(string) slog.Handler      { return h }
 
 // Write creates the log file on the first record, in the temporary
 // folder; where it cannot, the records go to stderr.

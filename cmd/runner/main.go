@@ -234,6 +234,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "neardup: runner %s--help lists the flags\n", commandWord())
 		os.Exit(2)
 	}
+	if errors.Is(err, pipelines.ErrDryRun) {
+		fmt.Fprintln(os.Stderr, "neardup:", err)
+		return
+	}
 	if err != nil {
 		// Not log.Fatal: Beam routes package log through its own logger,
 		// which would bury the one line users need among INFO records.

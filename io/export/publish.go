@@ -100,10 +100,20 @@ func Check(ctx context.Context, dir string, overwrite bool) error {
 // while this one works, and any temporary files a killed export left,
 // and picks this export's temporary folder.
 func Prepare(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
+	return prepare(ctx, dir, overwrite, output.StartTemp)
+}
+
+// PrepareDry is Prepare for a dry run: the same refusals, an
+// output.DryTemp claim, and nothing written or removed.
+func PrepareDry(ctx context.Context, dir string, overwrite bool) (*Dir, error) {
+	return prepare(ctx, dir, overwrite, output.DryTemp)
+}
+
+func prepare(ctx context.Context, dir string, overwrite bool, start func(context.Context, string, string) (*output.Claim, error)) (*Dir, error) {
 	if err := Check(ctx, dir, overwrite); err != nil {
 		return nil, err
 	}
-	claim, err := output.StartTemp(ctx, dir, "export")
+	claim, err := start(ctx, dir, "export")
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,7 @@ type Claim struct {
 	Dir     string // the output folder
 	TempDir string // DIR/_temporary/RUN, the run's own
 	lease   Lease
+	dry     bool // DryTemp's: nothing is written
 
 	mu   sync.Mutex
 	stop func() // ends Hold's renewals; nil when none run
@@ -99,23 +100,16 @@ func newRunID(now time.Time) string {
 // run's), and an earlier job's _SUCCESS, so that nothing looks complete
 // while this one works.
 func StartTemp(ctx context.Context, dir, command string) (*Claim, error) {
-	now := time.Now()
-	host, _ := os.Hostname()
-	c := &Claim{Dir: dir, lease: Lease{Run: newRunID(now), Command: command, Host: host, PID: os.Getpid(), Started: now.UTC(), Renewed: now.UTC()}}
-	c.TempDir = store.Join(dir, TempRoot, c.lease.Run)
-	live, err := liveLeases(ctx, dir, "")
+	c, err := newClaim(ctx, dir, command)
 	if err != nil {
 		return nil, err
-	}
-	if len(live) > 0 {
-		return nil, refusal(dir, live)
 	}
 	if err := c.Renew(ctx); err != nil {
 		return nil, fmt.Errorf("cannot write the run's lease in %s: %w", dir, err)
 	}
 	// Two runs that started together both wrote leases: the earlier
 	// stays, the later gives way.
-	live, err = liveLeases(ctx, dir, c.lease.Run)
+	live, err := liveLeases(ctx, dir, c.lease.Run)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +126,37 @@ func StartTemp(ctx context.Context, dir, command string) (*Claim, error) {
 	}
 	if err := store.Remove(ctx, store.Join(dir, SuccessMarker)); err != nil {
 		return nil, fmt.Errorf("cannot clear %s: %w", store.Join(dir, SuccessMarker), err)
+	}
+	return c, nil
+}
+
+// DryTemp is the claim of a dry run (a Dataflow --dry_run prints the job
+// instead of submitting it): the temporary folder StartTemp would name,
+// and StartTemp's refusal of a folder another run's live lease holds, so
+// that a dry run says what the run would meet; but nothing is written,
+// renewed or removed.
+func DryTemp(ctx context.Context, dir, command string) (*Claim, error) {
+	c, err := newClaim(ctx, dir, command)
+	if err != nil {
+		return nil, err
+	}
+	c.dry = true
+	return c, nil
+}
+
+// newClaim is a new run's claim on dir, its lease not yet written; an
+// error wraps ErrLiveRun when another run's lease there is live.
+func newClaim(ctx context.Context, dir, command string) (*Claim, error) {
+	now := time.Now()
+	host, _ := os.Hostname()
+	c := &Claim{Dir: dir, lease: Lease{Run: newRunID(now), Command: command, Host: host, PID: os.Getpid(), Started: now.UTC(), Renewed: now.UTC()}}
+	c.TempDir = store.Join(dir, TempRoot, c.lease.Run)
+	live, err := liveLeases(ctx, dir, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(live) > 0 {
+		return nil, refusal(dir, live)
 	}
 	return c, nil
 }
@@ -227,6 +252,9 @@ func removeRunsExcept(ctx context.Context, dir string, keep map[string]bool) err
 
 // Renew rewrites the run's lease with the time now.
 func (c *Claim) Renew(ctx context.Context) error {
+	if c.dry {
+		return nil
+	}
 	l := c.lease // never changed after StartTemp but by the tests
 	l.Renewed = time.Now().UTC()
 	b, err := json.Marshal(l)
@@ -241,6 +269,9 @@ func (c *Claim) Renew(ctx context.Context) error {
 // its tables (a publication of thousands of shards on an object store
 // can outlast LeaseTTL).
 func (c *Claim) Hold(ctx context.Context) (stop func()) {
+	if c.dry {
+		return func() {}
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

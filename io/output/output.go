@@ -63,6 +63,16 @@ type Dir struct {
 // manifest, markers, a killed run's temporary files) unless overwrite is
 // set: a mistyped --output must not bury someone's files.
 func Prepare(ctx context.Context, dir, command string, inputs []string, overwrite bool) (*Dir, error) {
+	return prepare(ctx, dir, command, inputs, overwrite, StartTemp)
+}
+
+// PrepareDry is Prepare for a dry run: the same refusals, a DryTemp claim,
+// and nothing written or removed.
+func PrepareDry(ctx context.Context, dir, command string, inputs []string, overwrite bool) (*Dir, error) {
+	return prepare(ctx, dir, command, inputs, overwrite, DryTemp)
+}
+
+func prepare(ctx context.Context, dir, command string, inputs []string, overwrite bool, start func(context.Context, string, string) (*Claim, error)) (*Dir, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("no --output folder given")
 	}
@@ -80,7 +90,7 @@ func Prepare(ctx context.Context, dir, command string, inputs []string, overwrit
 			return nil, fmt.Errorf("output folder %s holds input file %s; choose another --output", dir, in)
 		}
 	}
-	claim, err := StartTemp(ctx, dir, command)
+	claim, err := start(ctx, dir, command)
 	if err != nil {
 		return nil, err
 	}

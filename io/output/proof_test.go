@@ -314,3 +314,40 @@ func TestHoldThroughPublish(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareDryWritesNothing: a dry run's claim names a temporary folder
+// under the output but writes nothing, holds nothing (a real run may start
+// beside it), and, like a run, is refused while another run's lease is
+// live and in a folder of foreign files.
+func TestPrepareDryWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "out")
+	d, err := PrepareDry(ctx, dir, "run", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d.TempDir, filepath.Join(dir, TempRoot)+"/") {
+		t.Errorf("temporary folder %s is not under %s", d.TempDir, filepath.Join(dir, TempRoot))
+	}
+	stop := d.Hold(ctx)
+	if err := d.Renew(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the dry run made %s: %v", dir, err)
+	}
+	live, err := Prepare(ctx, dir, "run", nil, false)
+	if err != nil {
+		t.Fatalf("a run beside a dry run: %v", err)
+	}
+	if _, err := PrepareDry(ctx, dir, "run", nil, false); !errors.Is(err, ErrLiveRun) {
+		t.Errorf("a dry run beside a live run: %v", err)
+	}
+	live.Release()
+	foreign := t.TempDir()
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := PrepareDry(ctx, foreign, "run", nil, false); err == nil {
+		t.Error("a dry run into a folder of foreign files was not refused")
+	}
+}

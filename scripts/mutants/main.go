@@ -41,6 +41,30 @@ type mutation struct {
 
 var mutations = []mutation{
 	{
+		name: "exact components: a component labelled by its root, not its smallest ID",
+		file: "similarity/simjoin/components.go",
+		old:  "if id, ok := smallest[r]; !ok || c.ids[x] < id {",
+		new:  "if id, ok := smallest[r]; !ok || c.ids[x] > id {",
+		pkgs: []string{"./similarity/simjoin"},
+		run:  "TestComponentsMatchBruteForce",
+	},
+	{
+		name: "dry run: the launcher publishes after a Dataflow dry run, as if a job had run",
+		file: "pipelines/neardup.go",
+		old:  "	if DryRun() {\n		return nil, ErrDryRun\n	}\n	if res != nil {",
+		new:  "	if res != nil {",
+		pkgs: []string{"./cmd/runner"},
+		run:  "TestDataflowDryRun",
+	},
+	{
+		name: "dry run: the output folder claimed (a lease written) by a dry run",
+		file: "pipelines/dryrun.go",
+		old:  "return output.PrepareDry(ctx, dir, command, inputs, overwrite)",
+		new:  "return output.Prepare(ctx, dir, command, inputs, overwrite)",
+		pkgs: []string{"./cmd/runner"},
+		run:  "TestDataflowDryRun",
+	},
+	{
 		name: "anchors: an output made before --anchor-docs read as anchored by today's default",
 		file: "settings/parse.go",
 		old:  "v, ok = s.Absent, true",

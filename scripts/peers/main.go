@@ -20,6 +20,11 @@
 // same number of workers, and writes its clusters (peers.py says how
 // each is run); cmd/quality --clusters scores them all against the exact
 // join. The exact join and the shards are not in any tool's time.
+//
+// A tool that fails (a peer killed for memory, say) gets a line saying so,
+// with its time and peak RSS until then; the others are scored all the
+// same, and the command exits non-zero. Two runs cannot share a --work
+// folder: the second stops at once rather than remove the first's outputs.
 package main
 
 import (
@@ -38,6 +43,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -70,6 +76,7 @@ type measured struct {
 	wall     time.Duration
 	peakRSS  int64 // bytes, summed over the process tree at its largest
 	clusters string
+	err      error // why the tool did not finish; its clusters are not scored
 }
 
 func run() error {
@@ -96,6 +103,11 @@ func run() error {
 		return err
 	}
 	work, _ = filepath.Abs(work)
+	unlock, err := lock(work)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	bin := filepath.Join(work, "bin")
 	for _, cmd := range []string{"runner", "quality"} {
 		if err := command(root, "go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd).Run(); err != nil {
@@ -141,23 +153,26 @@ func run() error {
 		}
 		cmd.Stdout, cmd.Stderr = log, log
 		progress("running %s (log: %s)", t, logPath)
-		m.wall, m.peakRSS, err = measure(cmd)
+		m.wall, m.peakRSS, m.err = measure(cmd)
 		log.Close()
-		if err != nil {
-			tail, _ := os.ReadFile(logPath)
-			if len(tail) > 4000 {
-				tail = tail[len(tail)-4000:]
+		if m.err != nil {
+			m.err = fmt.Errorf("%w%s (log: %s)", m.err, killedFor(m.err), logPath)
+			if tail, _ := os.ReadFile(logPath); len(tail) > 0 {
+				os.Stderr.Write(tail[max(0, len(tail)-4000):])
 			}
-			return fmt.Errorf("%s: %w\n%s", t, err, tail)
+			progress("%s failed after %.1f s, peak RSS %.0f MB: %v", t, m.wall.Seconds(), float64(m.peakRSS)/1e6, m.err)
+		} else {
+			progress("%s: %.1f s, peak RSS %.0f MB", t, m.wall.Seconds(), float64(m.peakRSS)/1e6)
 		}
-		progress("%s: %.1f s, peak RSS %.0f MB", t, m.wall.Seconds(), float64(m.peakRSS)/1e6)
 		runs = append(runs, m)
 	}
 
 	scores := filepath.Join(work, "scores.jsonl")
 	args := []string{"--input", *input, "--modes", "none", "--thresholds", strconv.FormatFloat(*threshold, 'g', -1, 64), "--scores-out", scores}
 	for _, m := range runs {
-		args = append(args, "--clusters", m.tool+"="+m.clusters)
+		if m.err == nil {
+			args = append(args, "--clusters", m.tool+"="+m.clusters)
+		}
 	}
 	if *families != "" {
 		args = append(args, "--families", *families)
@@ -181,7 +196,13 @@ func run() error {
 	if r, ok := byTool["the exact join"]; ok {
 		fmt.Printf("| the exact join (truth) | | | %d | %d | %d | | |\n", r.Clusters, r.Largest, r.TruthPairs)
 	}
+	var failed []string
 	for _, m := range runs {
+		if m.err != nil {
+			fmt.Printf("| %s | failed after %.1f | %.0f | %v | | | | |\n", m.tool, m.wall.Seconds(), float64(m.peakRSS)/1e6, m.err)
+			failed = append(failed, m.tool)
+			continue
+		}
 		r, ok := byTool[m.tool]
 		if !ok {
 			return fmt.Errorf("%s: no score in %s", m.tool, scores)
@@ -203,7 +224,42 @@ func run() error {
 			}
 		}
 	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s did not finish (the table above scores the others)", strings.Join(failed, ", "))
+	}
 	return nil
+}
+
+// killedFor says which signal ended a process, and that SIGKILL is most
+// often the kernel's out-of-memory killer.
+func killedFor(err error) string {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return ""
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ""
+	}
+	if ws.Signal() == syscall.SIGKILL {
+		return " (SIGKILL: most often the out-of-memory killer; see dmesg)"
+	}
+	return " (" + ws.Signal().String() + ")"
+}
+
+// lock takes work for this run, or says that another run holds it: the
+// neardup output folder inside is removed before each run, which would
+// take a live run's files from under it.
+func lock(work string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(work, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s is in use by another scripts/peers run (%v): wait for it or give another --work", work, err)
+	}
+	return func() { f.Close() }, nil
 }
 
 // peers are the tools peers.py runs.

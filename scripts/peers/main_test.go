@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +26,37 @@ func TestMeasureSumsTheTree(t *testing.T) {
 	}
 	if peak > 1<<30 {
 		t.Fatalf("peak RSS %d MB for 400 MB held", peak>>20)
+	}
+}
+
+// TestLockRefusesASecondRun: a second run on the same --work folder stops
+// at once, and the folder is free again when the first lets go.
+func TestLockRefusesASecondRun(t *testing.T) {
+	work := t.TempDir()
+	unlock, err := lock(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock(work); err == nil {
+		t.Fatal("a second run took the folder the first holds")
+	}
+	unlock()
+	again, err := lock(work)
+	if err != nil {
+		t.Fatalf("the folder is not free after the first run: %v", err)
+	}
+	again()
+}
+
+// TestKilledForNamesTheSignal: a tool killed by SIGKILL (the out-of-memory
+// killer's signal) is said to be, one that exits with a status is not.
+func TestKilledForNamesTheSignal(t *testing.T) {
+	err := exec.Command("sh", "-c", "kill -9 $$").Run()
+	if got := killedFor(err); !strings.Contains(got, "SIGKILL") {
+		t.Fatalf("killed by SIGKILL: %q", got)
+	}
+	err = exec.Command("sh", "-c", "exit 3").Run()
+	if got := killedFor(err); got != "" {
+		t.Fatalf("exit status 3: %q", got)
 	}
 }
