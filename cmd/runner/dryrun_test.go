@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -107,10 +106,12 @@ func TestDataflowDryRun(t *testing.T) {
 			}) {
 				t.Errorf("the worker binary is not among the packages at the script's staging location: %+v", pool.Packages)
 			}
+			model := printedPipeline(t, r.stdout)
 			names := map[string]bool{}
-			for _, m := range uniqueName.FindAllStringSubmatch(r.stdout, -1) {
-				names[m[1]] = true
+			for _, tr := range model.GetComponents().GetTransforms() {
+				names[tr.GetUniqueName()] = true
 			}
+			checkURNs(t, model)
 			for _, step := range c.steps {
 				if !names[step] {
 					t.Errorf("the job's pipeline has no step %s (%d transforms)", step, len(names))
@@ -119,10 +120,6 @@ func TestDataflowDryRun(t *testing.T) {
 		})
 	}
 }
-
-// uniqueName finds the transforms' names in the pipeline proto the SDK
-// prints in its text form.
-var uniqueName = regexp.MustCompile(`unique_name:\s*"([^"]+)"`)
 
 // scriptLaunch is the runner command line scripts/run-dataflow.sh would
 // launch with args (under DRY_RUN=1 it prints the worker build and the
@@ -185,4 +182,3 @@ func printedJob(t *testing.T, stdout string) job {
 	}
 	return j
 }
-
