@@ -20,7 +20,7 @@
 #     shards stayed in the workers' own /tmp (beam-go-facts.md, "Workers
 #     that share nothing with the launcher").
 #
-# ISOLATED_CHECK_MEMORY=BYTES puts the worker pool, and so every worker,
+# ISOLATED_CHECK_MEMORY=BYTES (4294967296, 4G or 4GiB) puts the worker pool, and so every worker,
 # in a cgroup v1 memory group of its own with that limit (as a cluster
 # manager caps a task manager), reports the group's peak after each run
 # through it, and fails if the kernel killed a worker for memory. The
@@ -295,7 +295,8 @@ if [ -n "${ISOLATED_CHECK_MEMORY:-}" ]; then
   fi
   cgroup=/sys/fs/cgroup/memory/neardup-isolated-$$
   mkdir "$cgroup"
-  echo "$ISOLATED_CHECK_MEMORY" > "$cgroup/memory.limit_in_bytes"
+  # cgroup v1 takes 4G or 4096M, not 4GiB: the binary suffixes lose "iB".
+  echo "${ISOLATED_CHECK_MEMORY%iB}" > "$cgroup/memory.limit_in_bytes"
   echo "isolated-check: the worker pool runs under a memory limit of $(cat "$cgroup/memory.limit_in_bytes") bytes ($cgroup)" >&2
 fi
 # pool_memory NAME: the pool's peak memory so far, and a failure if the
