@@ -5,6 +5,7 @@
 package pipelines
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -97,7 +98,13 @@ type Options struct {
 	// workers run in this process (the embedded Prism runner, LOOPBACK);
 	// the zero value reports nothing.
 	Progress progress.Mode
+	// MaxGroupBytes is the most one worker may hold of a keyed step's
+	// group (--max-group-bytes; 0: settings.DefaultMaxGroupBytes).
+	MaxGroupBytes int64
 }
+
+// maxGroupBytes is o's group budget.
+func (o Options) maxGroupBytes() int64 { return cmp.Or(o.MaxGroupBytes, settings.DefaultMaxGroupBytes) }
 
 // Run matches the input, runs the pipeline on the runner chosen by Beam's
 // flags (the embedded Prism runner by default) and publishes the output
@@ -132,10 +139,13 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 		return nil, err
 	}
 	if cfg.Partitions <= 0 {
-		cfg.Partitions = partitionsFor(total)
+		cfg.Partitions = partitionsFor(total, m.InputTextBytes, opt.maxGroupBytes())
 	}
 	m.Partitions = cfg.Partitions
 	resolveComponents(&cfg, total)
+	if err := groupRefusal(m.InputTextBytes, cfg.Partitions, cfg.Components, opt.maxGroupBytes()); err != nil {
+		return nil, err
+	}
 	resolveVerify(&cfg, total)
 	cfg.Lanes = lanes(cfg.Lanes)
 	cfg.Waves = waves(cfg.Waves, cfg.Partitions)
@@ -424,6 +434,10 @@ func addMetrics(m *output.Manifest, res metrics.Results) {
 		}
 		if step, ok := strings.CutPrefix(d.Name(), transforms.GroupBytesPrefix); ok {
 			m.LargestGroupBytes[step] = max(m.LargestGroupBytes[step], v.Max)
+			m.GroupBytes[step] += v.Sum
+		}
+		if step, ok := strings.CutPrefix(d.Name(), transforms.SideInputBytesPrefix); ok {
+			m.LargestSideInputBytes[step] = max(m.LargestSideInputBytes[step], v.Max)
 		}
 	}
 }

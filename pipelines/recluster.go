@@ -151,7 +151,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 		cfg.Verify, cfg.SourcePolicy = kind, at
 	}
 	if cfg.Partitions <= 0 {
-		cfg.Partitions = partitionsFor(src.InputBytes)
+		cfg.Partitions = partitionsFor(src.InputBytes, src.InputTextBytes, settings.DefaultMaxGroupBytes)
 	}
 	m.Partitions = cfg.Partitions
 	m.Settings = map[string]string{}

@@ -14,8 +14,12 @@ import (
 // flags say how many (workerSlots), so that every keyed step has work for
 // every worker: 10 GiB of input gives 72 partitions, which a Dataflow job
 // of 100 four-core workers would run on 72 of its 400 cores.
-func partitionsFor(inputBytes int64) int {
-	return max(AutoPartitions(inputBytes), min(2*workerSlots(), 1<<16))
+//
+// And at least enough that the estimated largest group of a run over
+// textBytes of text stays within budget bytes (partitionsForGroups):
+// past some 2 TB of text the square root alone would give a worker more.
+func partitionsFor(inputBytes, textBytes, budget int64) int {
+	return max(AutoPartitions(inputBytes), min(2*workerSlots(), 1<<16), partitionsForGroups(textBytes, budget))
 }
 
 // workerSlots is how many bundles the runner runs at once, as its flags

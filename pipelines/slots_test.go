@@ -51,14 +51,14 @@ func TestPartitionsForSlots(t *testing.T) {
 	if got, want := AutoPartitions(tenGiB), 72; got != want {
 		t.Fatalf("AutoPartitions(10 GiB) = %d, want %d", got, want)
 	}
-	if got := partitionsFor(tenGiB); got != 800 { // 100 workers x 4 cores x 2
+	if got := partitionsFor(tenGiB, 0, 0); got != 800 { // 100 workers x 4 cores x 2
 		t.Errorf("partitionsFor(10 GiB) on 100 four-core workers = %d, want 800", got)
 	}
-	if got := partitionsFor(1 << 50); got != AutoPartitions(1<<50) {
+	if got := partitionsFor(1<<50, 0, 0); got != AutoPartitions(1<<50) {
 		t.Errorf("partitionsFor(1 PiB) = %d, want the input's own %d", got, AutoPartitions(1<<50))
 	}
 	set("runner", "")
-	if got := partitionsFor(tenGiB); got != 72 {
+	if got := partitionsFor(tenGiB, 0, 0); got != 72 {
 		t.Errorf("partitionsFor(10 GiB) on the embedded runner = %d, want 72", got)
 	}
 }

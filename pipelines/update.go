@@ -143,14 +143,24 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 	}
 	// A multiple of the index's partition count, so that each keyed step
 	// finds the index's records of its partition in one shard.
+	// The groups hold the index's records too: its text is estimated
+	// from its Parquet bytes at the new input's ratio.
+	allText := m.InputTextBytes
+	if newBytes := m.InputBytes - src.InputBytes; newBytes > 0 {
+		allText = int64(float64(m.InputTextBytes) * float64(m.InputBytes) / float64(newBytes))
+	}
 	if cfg.Partitions <= 0 {
-		cfg.Partitions = src.Partitions * max(1, partitionsFor(m.InputBytes)/src.Partitions)
+		fit := (partitionsForGroups(allText, opt.maxGroupBytes()) + src.Partitions - 1) / src.Partitions
+		cfg.Partitions = src.Partitions * max(1, partitionsFor(m.InputBytes, 0, 0)/src.Partitions, fit)
 	} else if cfg.Partitions%src.Partitions != 0 {
 		return nil, fmt.Errorf("--partitions=%d: an update's partition count must be a multiple of its index's, %d (or leave it out)", cfg.Partitions, src.Partitions)
 	}
 	m.Partitions = cfg.Partitions
 	cfg.Waves = waves(cfg.Waves, cfg.Partitions)
 	resolveComponents(&cfg, m.InputBytes)
+	if err := groupRefusal(allText, cfg.Partitions, cfg.Components, opt.maxGroupBytes()); err != nil {
+		return nil, err
+	}
 	cfg.LatestSweep = max(cfg.Sweep, src.Settings["latest_sweep"])
 	first := min(cfg.Sweep, src.Settings["first_sweep"])
 	cfg.MultiSweep = first != cfg.LatestSweep

@@ -445,6 +445,16 @@ var Declarations = []*Setting{
 	{Name: "partitions", Group: GroupRunner, Default: "0", Commands: Update,
 		Help: "hash partitions per shuffle; 0: the square root of the input size in 2 MiB units, at least 4, and at least twice the bundles the cluster runs at once when the runner's flags say (Dataflow: --max_num_workers, else --num_workers, times the vCPUs of --worker_machine_type; otherwise --parallelism) (in an update, a multiple of the index's)",
 		set:  atLeast(0, func(r *Run, n int) { r.Partitions = n })},
+	{Name: "max-group-bytes", Group: GroupRunner, Default: FormatSize(DefaultMaxGroupBytes), Commands: Update,
+		Help: "the most one worker may hold of a keyed step's group, a size such as 1GiB: --partitions=0 takes at least enough partitions to keep the estimated largest group (0.5 byte per byte of input text over the partitions) within it, and a run or update whose estimate passes it is refused before it starts, saying what to set (a recluster and an export keep the run's partitions)",
+		set: func(r *Run, v string) error {
+			n, err := memlimit.ParseSize(v)
+			if err != nil {
+				return fmt.Errorf("want a size such as 1GiB, not %q", v)
+			}
+			r.MaxGroupBytes = n
+			return nil
+		}},
 	{Name: "memory-limit", Group: GroupRunner, Default: memlimit.Auto, Commands: Recluster | Update | Export,
 		Help: "the Go heap's soft limit, set at start: auto (at most 80% of the memory the machine, or its cgroup, has free; on the embedded runner it follows the live heap, a quarter above it, never under 400 MiB + 0.45 byte per byte of input text), off, or a size such as 6GiB; GOMEMLIMIT, when set, wins. It covers the embedded runner's workers, which run in this process; a cluster runner's worker processes take auto from their own machine. The run may still take more when its live data needs it; the manifest records the limit",
 		set: func(r *Run, v string) error {

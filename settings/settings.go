@@ -122,9 +122,12 @@ type Run struct {
 	ExportSweep  string
 	Partitions   int    // hash partitions per shuffle (0: from the input size)
 	MemoryLimit  string // the Go heap's soft limit (memlimit: auto, off or a size)
-	Overwrite    bool
-	Progress     string
-	Verbose      bool
+	// MaxGroupBytes is the most one worker may hold of a keyed step's
+	// group (--max-group-bytes).
+	MaxGroupBytes int64
+	Overwrite     bool
+	Progress      string
+	Verbose       bool
 
 	// What some flags hold until Resolve settles them against others.
 	threshold     float64 // --threshold, the shorthand of --policy
@@ -360,4 +363,23 @@ func (c Config) PairsSetting() string {
 		return "linked"
 	}
 	return "all"
+}
+
+// DefaultMaxGroupBytes is --max-group-bytes' default: a quarter of the
+// 4 GB that a small cluster worker has (Dataflow's n1-standard-1 3.75 GB,
+// Flink's default task manager 1.7 GB of process memory per slot, with
+// the SDK harness beside it), leaving the rest to the runner, the
+// decoded records and the bundle's other work.
+const DefaultMaxGroupBytes = 1 << 30
+
+// FormatSize writes a size as --max-group-bytes takes it: in GiB or MiB
+// when it is a whole number of them, else in bytes.
+func FormatSize(n int64) string {
+	switch {
+	case n > 0 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n > 0 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprintf("%dB", n)
 }

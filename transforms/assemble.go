@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"time"
@@ -43,6 +44,7 @@ func init() {
 		register.Function4x1(fn.ProcessElement)
 		registerDoFn(fn)
 	}
+	register.Function4x1(mergeLargest)
 	{
 		fn := &writeLargestFn{}
 		register.Function4x1(fn.ProcessElement)
@@ -83,7 +85,46 @@ func Assemble(s beam.Scope, meta, assignments, stats, reps beam.PCollection, ind
 	// Every cluster partition has its receipt of the members table.
 	members = beam.Flatten(s, members, everyPartition(s, place.Partitions))
 	drain(s, beam.ParDo(s, &writeMembersFn{TempDir: place.shards(tables.MembersTable)}, beam.GroupByKey(s, members)))
-	drain(s, beam.ParDo(s, &writeLargestFn{TempDir: place.shards(tables.LargestTable)}, beam.GroupByKey(s, largest)))
+	tops := beam.ParDo(s, mergeLargest, beam.GroupByKey(s, largest))
+	drain(s, beam.ParDo(s, &writeLargestFn{TempDir: place.shards(tables.LargestTable)}, beam.GroupByKey(s, tops)))
+}
+
+// largestFanIn is how many doc partitions' largest clusters each first
+// merge of the largest table takes (mergeLargest): about the square
+// root of the partitions, so that neither merge's group grows with them
+// as one would (a partition sends up to tables.LargestClusters rows, some
+// 0.6 MB: 2.8 GB for the 4,657 partitions of 10 TB of text).
+func largestFanIn(partitions int) int {
+	return max(int(math.Ceil(math.Sqrt(float64(max(partitions, 1))))), 1)
+}
+
+// mergeLargest keeps the tables.LargestClusters largest of the clusters
+// some doc partitions sent, for writeLargestFn's one merge.
+func mergeLargest(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(int, []byte)) error {
+	g := measureGroup(ctx, "merge_largest")
+	defer g.done()
+	top, err := topLargest(g.iter(batches))
+	if err != nil {
+		return err
+	}
+	emit(0, sealClusters(top))
+	return nil
+}
+
+// topLargest is the tables.LargestClusters largest of the clusters in
+// batches, largest first, holding no more than those and one batch.
+func topLargest(batches func(*[]byte) bool) ([]tables.Cluster, error) {
+	var top []tables.Cluster
+	err := eachBatch(batches, func(b []byte) error {
+		var err error
+		if top, err = decodeClusters(top, b); err != nil {
+			return err
+		}
+		tables.SortLargest(top)
+		top = top[:min(len(top), tables.LargestClusters)]
+		return nil
+	})
+	return top, err
 }
 
 type assembleFn struct {
@@ -123,8 +164,9 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 					emit[0](p, sealRows(rows))
 				}
 			}
-			// Always, so that the largest table's one writer runs.
-			emit[1](0, sealClusters(out.largest))
+			// Always, so that the largest table's one writer runs;
+			// keyed for largestFanIn's first merge.
+			emit[1](part%largestFanIn(f.Partitions), sealClusters(out.largest))
 			docsWritten.Inc(ctx, tally["docs_written"])
 			docsClustered.Inc(ctx, tally["docs_in_clusters"])
 			docsAlone.Inc(ctx, tally["docs_alone"])
@@ -269,9 +311,9 @@ func (f *writeMembersFn) ProcessElement(ctx context.Context, part int, batches f
 	return output.WriteRecord(ctx, f.TempDir, "members", part, nil, r)
 }
 
-// writeLargestFn merges every doc partition's largest clusters into the
-// largest table's one shard, keeping tables.LargestClusters rows as it
-// goes: one worker, whatever the number of clusters.
+// writeLargestFn merges the first merges' largest clusters (mergeLargest)
+// into the largest table's one shard, keeping tables.LargestClusters rows
+// as it goes: one worker, whatever the number of clusters.
 type writeLargestFn struct {
 	TempDir string // "": the run does not write the table
 }
@@ -279,18 +321,8 @@ type writeLargestFn struct {
 func (f *writeLargestFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, emit func(string)) error {
 	g := measureGroup(ctx, "write_largest")
 	defer g.done()
-	batches = g.iter(batches)
 	defer outputTime.done(ctx, time.Now())
-	var top []tables.Cluster
-	err := eachBatch(batches, func(b []byte) error {
-		var err error
-		if top, err = decodeClusters(top, b); err != nil {
-			return err
-		}
-		tables.SortLargest(top)
-		top = top[:min(len(top), tables.LargestClusters)]
-		return nil
-	})
+	top, err := topLargest(g.iter(batches))
 	if err != nil || f.TempDir == "" {
 		return err
 	}

@@ -42,3 +42,35 @@ func (g *group) iter(it func(*[]byte) bool) func(*[]byte) bool {
 
 // done reports the element's group.
 func (g *group) done() { g.dist.Update(g.ctx, g.n) }
+
+// SideInputBytesPrefix names the distributions of the side inputs:
+// side_input_bytes_STEP is, for each bundle of step STEP, the bytes of
+// the side input it read. Flink's batch runner broadcasts a side input
+// to every task and Dataflow caches it on every worker, so its maximum,
+// which the manifest reports (largest_side_input_bytes), is what each
+// worker holds of it.
+const SideInputBytesPrefix = "side_input_bytes_"
+
+// measureSideInput reports n bytes of side input read by a bundle of
+// step step.
+func measureSideInput(ctx context.Context, step string, n int64) {
+	beam.NewDistribution(Namespace, SideInputBytesPrefix+step).Update(ctx, n)
+}
+
+// waveSideInput reads, once per bundle (*seen), groupInWaves' after, a
+// side input of marks that is empty by construction (waveMarks), and
+// reports its bytes (8 per mark) as step's side input: measured rather
+// than assumed, so that a mark that starts to carry data shows in the
+// manifest.
+func waveSideInput(ctx context.Context, step string, seen *bool, after func(*int) bool) {
+	if *seen {
+		return
+	}
+	*seen = true
+	var n int64
+	var mark int
+	for after(&mark) {
+		n += 8
+	}
+	measureSideInput(ctx, step, n)
+}

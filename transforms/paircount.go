@@ -238,11 +238,13 @@ type mergePairsFn struct {
 	Partitions int    // the doc partitions the anchored pairs go to
 	lanes      lanes[[2]func(int, []byte)]
 	anchored   *batcher // the anchored pairs', kept for the bundle (see batcher)
+	sideRead   bool     // the bundle has measured its side input
 }
 
 func (f *mergePairsFn) StartBundle(ctx context.Context, _ func(*int) bool, emit, emitAnchored func(int, []byte)) {
 	f.lanes.reset()
 	f.anchored = nil
+	f.sideRead = false
 }
 
 func (f *mergePairsFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit, emitAnchored func(int, []byte)) error {
@@ -253,8 +255,9 @@ func (f *mergePairsFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit
 	return nil
 }
 
-// ProcessElement merges one partition; after is groupInWaves' (unread).
+// ProcessElement merges one partition; after is groupInWaves' (empty).
 func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit, emitAnchored func(int, []byte)) error {
+	waveSideInput(ctx, "merge_pairs", &f.sideRead, after)
 	g := measureGroup(ctx, "merge_pairs")
 	defer g.done()
 	batches = g.iter(batches)

@@ -70,18 +70,21 @@ type shingleMergeFn struct {
 	TempDir     string // where the postings shards go ("": nowhere)
 	Lanes       int
 	lanes       lanes[[2]func([]byte)]
+	sideRead    bool // the bundle has measured its side input
 }
 
 func (f *shingleMergeFn) StartBundle(ctx context.Context, _ func(*int) bool, emit, emitRecapped func([]byte)) {
 	f.lanes.reset()
+	f.sideRead = false
 }
 
 func (f *shingleMergeFn) FinishBundle(ctx context.Context, _ func(*int) bool, emit, emitRecapped func([]byte)) error {
 	return f.lanes.finish(ctx, [2]func([]byte){emit, emitRecapped})
 }
 
-// ProcessElement merges one partition; after is groupInWaves' (unread).
+// ProcessElement merges one partition; after is groupInWaves' (empty).
 func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches func(*[]byte) bool, after func(*int) bool, emit, emitRecapped func([]byte)) error {
+	waveSideInput(ctx, "shingle_merge", &f.sideRead, after)
 	g := measureGroup(ctx, "shingle_merge")
 	defer g.done()
 	batches = g.iter(batches)

@@ -107,7 +107,10 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 		// The side input is the same for every element: read it once.
 		f.recount = map[uint64]bool{}
 		var b []byte
+		var n int64
+		defer func() { measureSideInput(ctx, "recount_pairs", n) }()
 		for recapped(&b) {
+			n += int64(len(b))
 			lists, err := packed.AppendPostings(nil, b)
 			if err != nil {
 				return err

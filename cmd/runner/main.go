@@ -415,12 +415,13 @@ func options(cmd int) (pipelines.Options, error) {
 		}
 	}
 	return pipelines.Options{
-		Input:     run.Input,
-		Output:    run.Output,
-		Flags:     flags,
-		Overwrite: run.Overwrite,
-		Progress:  mode,
-		Config:    transforms.Config{Config: run.Config, Plumbing: transforms.Plumbing{Placement: transforms.Placement{Partitions: run.Partitions}}},
+		Input:         run.Input,
+		Output:        run.Output,
+		Flags:         flags,
+		Overwrite:     run.Overwrite,
+		Progress:      mode,
+		Config:        transforms.Config{Config: run.Config, Plumbing: transforms.Plumbing{Placement: transforms.Placement{Partitions: run.Partitions}}},
+		MaxGroupBytes: run.MaxGroupBytes,
 	}, nil
 }
 

@@ -531,9 +531,17 @@ type Manifest struct {
 	// LargestGroupBytes is, for each keyed step, its largest group: the
 	// sealed bytes of the values one key brought together, which one
 	// worker held at once (transforms.GroupBytesPrefix).
-	LargestGroupBytes map[string]int64    `json:"largest_group_bytes"`
-	Tables            map[string][]string `json:"tables"`
-	BadFiles          []BadFile           `json:"bad_files,omitempty"`
+	LargestGroupBytes map[string]int64 `json:"largest_group_bytes"`
+	// GroupBytes is, for each keyed step, the bytes of all its groups
+	// (a retried bundle's counted again): over the partitions, the share
+	// its largest group is measured against.
+	GroupBytes map[string]int64 `json:"group_bytes"`
+	// LargestSideInputBytes is, for each step that takes a side input,
+	// the most of it one bundle read, which every worker holds
+	// (transforms.SideInputBytesPrefix).
+	LargestSideInputBytes map[string]int64    `json:"largest_side_input_bytes"`
+	Tables                map[string][]string `json:"tables"`
+	BadFiles              []BadFile           `json:"bad_files,omitempty"`
 }
 
 // MemoryLimit is a soft memory limit and how it was chosen (memlimit).
@@ -558,7 +566,9 @@ func NewManifest(flags map[string]string) *Manifest {
 		BusyMS:    map[string]int64{},
 		WallMS:    map[string]int64{},
 
-		LargestGroupBytes: map[string]int64{},
+		LargestGroupBytes:     map[string]int64{},
+		GroupBytes:            map[string]int64{},
+		LargestSideInputBytes: map[string]int64{},
 	}
 	// The runtime's own figure, whatever set it; memlimit says how.
 	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {

@@ -290,7 +290,7 @@ func checkStoreOutput(t *testing.T, srv objectServer, dir string, m *output.Mani
 // modification times.
 func normalManifest(m *output.Manifest) output.Manifest {
 	c := *m
-	c.StartedAt, c.WallSeconds, c.BusyMS, c.WallMS, c.LargestGroupBytes = "", 0, nil, nil, nil // runner metrics
+	c.StartedAt, c.WallSeconds, c.BusyMS, c.WallMS, c.LargestGroupBytes, c.GroupBytes, c.LargestSideInputBytes = "", 0, nil, nil, nil, nil, nil // runner metrics
 	c.MemoryLimit.HighestBytes = 0
 	c.Inputs = slices.Clone(c.Inputs)
 	for i := range c.Inputs {
