@@ -30,13 +30,20 @@ const groupBytesPerTextByte = 0.5
 // of text: its links, 3.6 MB for the grown gigabyte's 1.06 GB (0.0034).
 const unionFindBytesPerTextByte = 0.005
 
+// The steps groupEstimate names.
+const (
+	pairMergeStep = "phase 3's pair merge"
+	unionFindStep = "phase 4's single union-find"
+)
+
 // groupEstimate is the estimated largest group, in bytes, of a run over
-// textBytes of text in the given partitions, and the step it is in.
+// textBytes of text in the given partitions, and the step it is in
+// (pairMergeStep or unionFindStep).
 func groupEstimate(textBytes int64, partitions int, components string) (step string, bytes int64) {
-	step, bytes = "phase 3's pair merge", int64(math.Ceil(groupBytesPerTextByte*float64(textBytes)/float64(max(partitions, 1))))
+	step, bytes = pairMergeStep, int64(math.Ceil(groupBytesPerTextByte*float64(textBytes)/float64(max(partitions, 1))))
 	if components == settings.ComponentsSingle {
 		if uf := int64(math.Ceil(unionFindBytesPerTextByte * float64(textBytes))); uf > bytes {
-			step, bytes = "phase 4's single union-find", uf
+			step, bytes = unionFindStep, uf
 		}
 	}
 	return step, bytes
@@ -62,7 +69,7 @@ func groupRefusal(textBytes int64, partitions int, components string, budget int
 		return nil
 	}
 	what := fmt.Sprintf("set --partitions to at least %d", partitionsForGroups(textBytes, budget))
-	if step != "phase 3's pair merge" {
+	if step == unionFindStep {
 		what = "set --components=distributed (or auto)"
 	}
 	return fmt.Errorf("about %s of text in %d partitions: %s's largest group would hold about %s "+

@@ -95,7 +95,7 @@ func Assemble(s beam.Scope, meta, assignments, stats, reps beam.PCollection, ind
 // as one would (a partition sends up to tables.LargestClusters rows, some
 // 0.6 MB: 2.8 GB for the 4,657 partitions of 10 TB of text).
 func largestFanIn(partitions int) int {
-	return max(int(math.Ceil(math.Sqrt(float64(max(partitions, 1))))), 1)
+	return int(math.Ceil(math.Sqrt(float64(max(partitions, 1)))))
 }
 
 // mergeLargest keeps the tables.LargestClusters largest of the clusters

@@ -108,7 +108,6 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 		f.recount = map[uint64]bool{}
 		var b []byte
 		var n int64
-		defer func() { measureSideInput(ctx, "recount_pairs", n) }()
 		for recapped(&b) {
 			n += int64(len(b))
 			lists, err := packed.AppendPostings(nil, b)
@@ -119,6 +118,7 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 				f.recount[p.Doc] = true
 			}
 		}
+		measureSideInput(ctx, "recount_pairs", n)
 	}
 	return f.expand(ctx, batch, f.recount, emit)
 }
