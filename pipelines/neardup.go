@@ -59,11 +59,11 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	if cfg.Verification() != "" {
 		pairs, checked = transforms.Verify(s, pairs, files, features, cfg.Config, link, place) // candidates checked on dense samples or whole feature sets
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, checked, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
+	pairRows, assignments, stats, clustered := transforms.Cluster(s, pairs, checked, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // redirects join their targets' clusters
-	transforms.Assemble(s, meta, members, summaries, reps, cfg.Index, place)
-	transforms.Sweeps(s, meta, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.Assemble(s, meta, members, summaries, clustered, cfg.Index, place)
+	transforms.Sweeps(s, meta, members, clustered, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
 }
 
@@ -113,6 +113,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	if err := waitsForJob(); err != nil {
 		return nil, err
 	}
+	transforms.TakeLauncherReads() // the run's reads begin here
 	if err := absolute(&opt.Output); err != nil {
 		return nil, err
 	}
@@ -187,6 +188,7 @@ func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start tim
 	if res != nil {
 		addMetrics(m, res.Metrics())
 	}
+	out.LauncherReads = transforms.TakeLauncherReads
 	m.Finish(start)
 	if err := out.Publish(ctx, m); err != nil {
 		return nil, err
@@ -416,6 +418,22 @@ func AutoPartitions(inputBytes int64) int {
 func addMetrics(m *output.Manifest, res metrics.Results) {
 	for _, c := range res.AllMetrics().Counters() {
 		if c.Namespace() != "neardup" {
+			continue
+		}
+		if kind, ok := strings.CutPrefix(c.Name(), transforms.ReadsPrefix); ok {
+			if c.Result() == 0 {
+				continue // made ready for lanes, never used
+			}
+			r := m.Reads
+			if k, ok := strings.CutSuffix(kind, "_requests"); ok {
+				sum := r[k]
+				sum.Requests += c.Result()
+				r[k] = sum
+			} else if k, ok := strings.CutSuffix(kind, "_bytes"); ok {
+				sum := r[k]
+				sum.Bytes += c.Result()
+				r[k] = sum
+			}
 			continue
 		}
 		if phase, ok := strings.CutSuffix(c.Name(), "_busy_ms"); ok {

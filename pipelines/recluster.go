@@ -57,12 +57,12 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	pairRows, links := transforms.Relink(s, index.pairs, link, place)
 	meta, copies, ranks := indexDocs(s, index, cfg)
 	reps := transforms.ReadSketches(s, index.sketches, place.Partitions)
-	assignments, stats := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
+	assignments, stats, clustered := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // the stored redirects followed again
-	transforms.Assemble(s, meta, members, summaries, reps, cfg.Index, place)
-	transforms.Sweeps(s, meta, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                      // for updates
+	transforms.Assemble(s, meta, members, summaries, clustered, cfg.Index, place)
+	transforms.Sweeps(s, meta, members, clustered, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                           // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -86,6 +86,7 @@ func startFrom(ctx context.Context, dir string) (time.Time, *output.Manifest, er
 	if err := waitsForJob(); err != nil {
 		return start, nil, err
 	}
+	transforms.TakeLauncherReads() // the run's reads begin here
 	src, err := output.ReadManifest(ctx, dir)
 	return start, src, err
 }

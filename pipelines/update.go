@@ -47,10 +47,9 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, keys), bodies, cand, place)
 	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
-	// The index's sketches, for the anchored pairs' counts (and the lost
-	// and found's resemblances).
+	// The index's sketches, for the anchored pairs' counts.
 	var allReps beam.PCollection
-	if link.AnchorDocs > 0 || cfg.MultiSweep {
+	if link.AnchorDocs > 0 {
 		allReps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, place.Partitions))
 	}
 	pairs, carried := transforms.UpdatePairs(s, lists, recapped, allReps, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
@@ -60,20 +59,19 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 		// read again from its inputs.
 		pairs, checked = transforms.Verify(s, pairs, slices.Concat(index.inputs, files), features, cfg.Config, link, place)
 	}
-	pairRows, assignments, stats := transforms.Cluster(s, pairs, checked, beam.Flatten(s, copies, oldCopies),
+	pairRows, assignments, stats, clustered := transforms.Cluster(s, pairs, checked, beam.Flatten(s, copies, oldCopies),
 		beam.Flatten(s, ranks, oldRanks), reps, link, cfg.Clustering(), cfg.Update, place, carried) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
 	// Redirects followed again over the whole, old and new rows (Zhu et
 	// al.'s three cases: a URL's latest row wins it).
 	members, summaries := withRedirects(s, meta, index.docs, assignments, stats, cfg)
-	transforms.Assemble(s, meta, members, summaries, reps, cfg.Index, place) // the index's rows read there
+	transforms.Assemble(s, meta, members, summaries, clustered, cfg.Index, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
 	// documents of the latest sweep, for the lost and found.
+	// The clustered sketches hold the index's in clusters, which the lost
+	// URLs' resemblances need.
 	all := beam.Flatten(s, meta, oldMeta)
-	if cfg.MultiSweep {
-		reps = allReps // the lost URLs' resemblances need the index's sketches too
-	}
-	transforms.Sweeps(s, all, members, reps, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.Sweeps(s, all, members, clustered, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.
 	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place)
 	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place)

@@ -59,23 +59,24 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*memberWire)(nil)).Elem())
 }
 
-// Assemble takes the docs-table rows of Sketch, the assignments and
-// cluster stats of Cluster and the representatives' sketches (reps, as
-// Identical gives them), all keyed by doc partition, joins them and
+// Assemble takes the docs-table rows of Sketch, the assignments,
+// cluster stats and clustered sketches of Cluster (the sketches of the
+// representatives in a cluster, the index's included), all keyed by doc
+// partition, joins them and
 // writes one docs shard and one clusters shard per partition under
 // place.TempDir; then the lookup tables query and serve read: a members
 // shard per cluster partition (every clustered document with what a query
 // shows of it and a representative's sketch, sorted by cluster), and the
 // largest table (the tables.LargestClusters largest clusters' rows, in
 // one shard). In an update (index, an update's Index) the index's docs
-// rows and sketches of each partition are read from its shards there.
-func Assemble(s beam.Scope, meta, assignments, stats, reps beam.PCollection, index IndexTables, place Placement) {
+// rows of each partition are read from its shards there.
+func Assemble(s beam.Scope, meta, assignments, stats, clustered beam.PCollection, index IndexTables, place Placement) {
 	s = s.Scope("Assemble")
 	// Every partition, also one no row reaches: in an update its index
 	// rows are read there, and every partition's receipt is expected.
 	meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
-	joined := beam.CoGroupByKey(s, meta, assignments, stats, reps)
-	members, largest := beam.ParDo2(s, &assembleFn{Index: index.Docs, IndexSketches: index.Sketches, Partitions: place.Partitions, TempDir: place.TempDir,
+	joined := beam.CoGroupByKey(s, meta, assignments, stats, clustered)
+	members, largest := beam.ParDo2(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir,
 		Write: place.Write, Lanes: place.Lanes}, joined)
 	if !place.Write.Any(tables.MembersTable, tables.LargestTable) {
 		drainKV(s, members) // none; see drain
@@ -128,13 +129,12 @@ func topLargest(batches func(*[]byte) bool) ([]tables.Cluster, error) {
 }
 
 type assembleFn struct {
-	Index         []Shard // the index's docs shards, in an update
-	IndexSketches []Shard // and its sketches shards
-	Partitions    int
-	TempDir       string
-	Write         tables.Selection // of docs, clusters, members and largest, the tables it writes
-	Lanes         int
-	lanes         lanes[[2]func(int, []byte)]
+	Index      []Shard // the index's docs shards, in an update
+	Partitions int
+	TempDir    string
+	Write      tables.Selection // of docs, clusters, members and largest, the tables it writes
+	Lanes      int
+	lanes      lanes[[2]func(int, []byte)]
 }
 
 func (f *assembleFn) StartBundle(ctx context.Context, emitMembers, emitLargest func(int, []byte)) {
@@ -262,10 +262,10 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 
 // members makes the members rows of one doc partition's clustered
 // documents (docs, sorted by doc ID), by cluster partition: each
-// representative with its sketch, read from reps and, in an update, from
-// the index's sketches shard of the partition.
+// representative with its sketch, read from the clustered sketches
+// (Components: the index's included, in an update).
 func (f *assembleFn) members(ctx context.Context, part int, docs []tables.Doc, repsIt func(*[]byte) bool) ([][]memberWire, error) {
-	reps, err := partitionSketches(ctx, repsIt, f.IndexSketches, part, f.Partitions)
+	reps, err := readSketches(ctx, repsIt)
 	if err != nil {
 		return nil, err
 	}

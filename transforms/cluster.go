@@ -43,11 +43,11 @@ func init() {
 // them. It returns pairRows, PCollection<KV<int, []byte>> of pairs-table
 // rows per pair partition in sealed batches (emitPairRows; see
 // policy.Keep for which pairs), and the
-// assignments and stats of Components.
+// assignments, stats and clustered sketches of Components.
 //
 // In an update (up), carried are more links: those of the index's pairs
 // shards carried over as they are (IndexPairs).
-func Cluster(s beam.Scope, pairs, checked, copies, ranks, reps beam.PCollection, link Linking, clu Clustering, up Update, place Placement, carried ...beam.PCollection) (pairRows, assignments, stats beam.PCollection) {
+func Cluster(s beam.Scope, pairs, checked, copies, ranks, reps beam.PCollection, link Linking, clu Clustering, up Update, place Placement, carried ...beam.PCollection) (pairRows, assignments, stats, clustered beam.PCollection) {
 	s = s.Scope("Cluster")
 	pairRows, links, tallies := beam.ParDo3(s, &estimateFn{Linking: link, Partitions: place.Partitions}, pairs)
 	if checked.IsValid() {
@@ -60,8 +60,8 @@ func Cluster(s beam.Scope, pairs, checked, copies, ranks, reps beam.PCollection,
 	if len(carried) > 0 {
 		links = beam.Flatten(s, append([]beam.PCollection{links}, carried...)...)
 	}
-	assignments, stats = Components(s, links, copies, ranks, reps, clu, up, place)
-	return pairRows, assignments, stats
+	assignments, stats, clustered = Components(s, links, copies, ranks, reps, clu, up, place)
+	return pairRows, assignments, stats, clustered
 }
 
 // linkResemblance is the resemblance a link carries to phase 4 (which

@@ -62,9 +62,9 @@ func init() {
 	}
 	{
 		fn := &attachFn{}
-		register.Function3x0(fn.StartBundle)
-		register.Function9x1(fn.ProcessElement)
-		register.Function3x1(fn.FinishBundle)
+		register.Function4x0(fn.StartBundle)
+		register.Function10x1(fn.ProcessElement)
+		register.Function4x1(fn.FinishBundle)
 		registerDoFn(fn)
 	}
 	{
@@ -94,10 +94,12 @@ func init() {
 // PCollection<KV<int, []byte>> of packed.Assignment batches keyed by doc
 // partition, one for every document in a cluster, and stats,
 // PCollection<KV<int, []byte>> of packed.ClusterStat batches keyed by the
-// doc partition of its kept document. Each cluster is named by its
+// doc partition of its kept document, and clustered, the sketch stream
+// (as reps, parked files or sealed batches) of the representatives in a
+// component, the index's included, keyed by doc partition. Each cluster is named by its
 // smallest doc ID, whatever the order of the edges or the way chosen; the
 // figures of the way chosen go to the manifest.
-func Components(s beam.Scope, links, copies, ranks, reps beam.PCollection, clu Clustering, up Update, place Placement) (assignments, stats beam.PCollection) {
+func Components(s beam.Scope, links, copies, ranks, reps beam.PCollection, clu Clustering, up Update, place Placement) (assignments, stats, clustered beam.PCollection) {
 	s = s.Scope("Components")
 	parts := place.Partitions
 	var labels, tallies beam.PCollection
@@ -110,13 +112,14 @@ func Components(s beam.Scope, links, copies, ranks, reps beam.PCollection, clu C
 	// of each beside the new ones, and every partition's receipt of the
 	// sketches table is expected.
 	reps = beam.Flatten(s, reps, everyPartition(s, parts))
-	members, clinks := beam.ParDo2(s, &attachFn{FirstNewDoc: up.FirstNewDoc, Index: up.Index.Sketches, Partitions: parts, TempDir: place.shards(tables.SketchesTable), Lanes: place.Lanes},
+	members, clinks, clustered := beam.ParDo3(s, &attachFn{FirstNewDoc: up.FirstNewDoc, Index: up.Index.Sketches, Partitions: parts,
+		TempDir: place.shards(tables.SketchesTable), ParkDir: place.TempDir, Lanes: place.Lanes},
 		beam.CoGroupByKey(s, labels, links, copies, ranks, reps))
 	assignments, stats, summary := beam.ParDo3(s, &summarizeFn{Clustering: clu, Partitions: parts}, beam.CoGroupByKey(s, members, clinks))
 	if place.TempDir != "" { // tests without an output folder have nowhere to put them
 		writeTallies(s, "components", place.TempDir, tallies, summary)
 	}
-	return assignments, stats
+	return assignments, stats, clustered
 }
 
 // node is a document's node in the components: its doc ID mixed, so that
@@ -407,24 +410,29 @@ func writeSketches(ctx context.Context, tempDir string, firstNewDoc uint64, part
 
 // attachFn meets, on one doc partition, the labels of its documents, the
 // links from them, the copies of them and their ranks, and sends members and links to
-// their component's partition.
+// their component's partition, and the sketches of the partition's
+// representatives in a component to clustered (sendSketches: parked under
+// ParkDir), which Assemble and Sweeps read: a fifth of the partition's
+// sketches on a gigabyte of crawl, instead of all of them (and in an
+// update, the index's too) read again by each.
 type attachFn struct {
 	FirstNewDoc    uint64
 	Index          []Shard // the index's sketches shards, in an update
 	Partitions     int
 	TempDir        string // where the sketches shards go ("": nowhere)
+	ParkDir        string // the run's temporary folder ("": clustered sketches sent as batches)
 	Lanes          int
 	members, links *batcher // the bundle's
-	lanes          lanes[[2]func(int, []byte)]
+	lanes          lanes[[3]func(int, []byte)]
 }
 
-func (f *attachFn) StartBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) {
+func (f *attachFn) StartBundle(ctx context.Context, emitMembers, emitLinks, emitClustered func(int, []byte)) {
 	f.lanes.reset()
 	f.members, f.links = nil, nil
 }
 
-func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func(int, []byte)) error {
-	if err := f.lanes.finish(ctx, [2]func(int, []byte){emitMembers, emitLinks}); err != nil {
+func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks, emitClustered func(int, []byte)) error {
+	if err := f.lanes.finish(ctx, [3]func(int, []byte){emitMembers, emitLinks, emitClustered}); err != nil {
 		return err
 	}
 	finishBatcher(&f.members, ctx, emitMembers)
@@ -432,14 +440,17 @@ func (f *attachFn) FinishBundle(ctx context.Context, emitMembers, emitLinks func
 	return nil
 }
 
-func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks func(int, []byte)) error {
+func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool, emitMembers, emitLinks, emitClustered func(int, []byte)) error {
 	g := measureGroup(ctx, "attach")
 	defer g.done()
 	labelsIt, linksIt, copiesIt, ranksIt, repsIt = g.iter(labelsIt), g.iter(linksIt), g.iter(copiesIt), g.iter(ranksIt), g.iter(repsIt)
 	n := hold(f.Lanes, &labelsIt, &linksIt, &copiesIt, &ranksIt, &repsIt)
-	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLinks}, phase4Time, func() (laneOut[[2]func(int, []byte)], error) {
-		members, clinks, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
-		return func(ctx context.Context, emit [2]func(int, []byte)) error {
+	return f.lanes.timed(ctx, n, [3]func(int, []byte){emitMembers, emitLinks, emitClustered}, phase4Time, func() (laneOut[[3]func(int, []byte)], error) {
+		members, clinks, clustered, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
+		return func(ctx context.Context, emit [3]func(int, []byte)) error {
+			for _, b := range clustered {
+				emit[2](part, b)
+			}
 			parts := f.Partitions
 			mo := bundleBatcher(&f.members, ctx, "members", parts, emit[0])
 			for _, m := range members {
@@ -455,33 +466,41 @@ func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, links
 }
 
 // attach attaches one doc partition's documents to their components,
-// after writing the partition's sketches shard.
-func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool) ([]packed.Member, []packed.ClusterLink, error) {
+// after writing the partition's sketches shard, and parks the sketches of
+// the representatives in a component (clustered: the elements to send).
+func (f *attachFn) attach(ctx context.Context, part int, labelsIt, linksIt, copiesIt, ranksIt, repsIt func(*[]byte) bool) (members []packed.Member, clinks []packed.ClusterLink, clustered [][]byte, err error) {
 	labels, err := decodeBatches(labelsIt, packed.AppendArcs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	links, err := decodeBatches(linksIt, packed.AppendEdges)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	copies, err := decodeBatches(copiesIt, packed.AppendEdges)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ranks, err := decodeBatches(ranksIt, packed.AppendDocRanks)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	reps, err := partitionSketches(ctx, repsIt, f.Index, part, f.Partitions)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := writeSketches(ctx, f.TempDir, f.FirstNewDoc, part, reps); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	members, clinks := clusters.Attach(labels, links, copies, ranks, reps, node)
-	return members, clinks, nil
+	members, clinks = clusters.Attach(labels, links, copies, ranks, reps, node)
+	inComponent := make(map[uint64]bool, len(members))
+	for _, m := range members {
+		inComponent[m.Doc] = true
+	}
+	reps = slices.DeleteFunc(reps, func(r packed.Sketch) bool { return !inComponent[r.Doc] })
+	slices.SortFunc(reps, func(x, y packed.Sketch) int { return cmp.Compare(x.Doc, y.Doc) })
+	err = sendSketches(ctx, f.ParkDir, "clustered", part, reps, func(_ int, b []byte) { clustered = append(clustered, b) })
+	return members, clinks, clustered, err
 }
 
 // summarizeFn makes, on one component partition, the assignments and

@@ -96,7 +96,7 @@ func TestComponentsWaysMatchUnionFind(t *testing.T) {
 				c := beam.ParDo(s, kvFromStruct, beam.CreateList(s, ck))
 				noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
 				noReps := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
-				assignments, _ := Components(s, l, c, noRanks, noReps, cfg.Clustering(), cfg.Update, cfg.Placement)
+				assignments, _, _ := Components(s, l, c, noRanks, noReps, cfg.Clustering(), cfg.Update, cfg.Placement)
 				passert.Equals(s, beam.ParDo(s, assignmentStrings, assignments), want...)
 				ptest.RunAndValidate(t, p)
 

@@ -189,7 +189,7 @@ func (f *representativesFn) ProcessElement(ctx context.Context, part int, bodies
 		f.addPostings(postings, rep)
 		reps[i] = packed.Sketch{Key: rep.Key, Doc: rep.Doc, Values: rep.Values} // what the sketches table and phase 4 read
 	}
-	return sendSketches(ctx, f.TempDir, part, reps, emitReps)
+	return sendSketches(ctx, f.TempDir, "sketches", part, reps, emitReps)
 }
 
 // addPostings adds a representative's postings (in super-shingle mode its

@@ -58,6 +58,7 @@ func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func() (laneOut[E
 	}
 	c := make(chan laneResult[E], 1)
 	l.queue = append(l.queue, c)
+	readyLaneCounters(ctx)
 	go func() {
 		defer func() {
 			// A panic on a goroutine of our own would end the worker

@@ -21,7 +21,9 @@ import (
 // name: what reads the partition reads the file (one whole-file read; a
 // worker shares no disk with the launcher, but the temporary folder is on
 // the output's filesystem, which every worker reaches, as the features
-// for verification are).
+// for verification are). Phase 4 parks the sketches of the documents in
+// a component the same way (stem "clustered"), for the members writer and
+// lost and found, which need no others.
 
 var (
 	parkedFiles = beam.NewCounter(Namespace, "parked_sketch_files")
@@ -38,11 +40,11 @@ const parkedDir = "parked"
 const parkedMark = "\x00parked:"
 
 // sendSketches sends the sketches of doc partition part: with a tempDir,
-// written to the partition's file there (parkSketches) and the file's name
-// emitted; the sketches being sorted by doc ID, a retried or doubled
-// bundle writes the same bytes under the same name. Without one, as sealed
-// batches.
-func sendSketches(ctx context.Context, tempDir string, part int, sks []packed.Sketch, emit func(int, []byte)) error {
+// written to the partition's file of the stream named stem there
+// (parkSketches) and the file's name emitted; the sketches being sorted by
+// doc ID, a retried or doubled bundle writes the same bytes under the same
+// name. Without one, as sealed batches.
+func sendSketches(ctx context.Context, tempDir, stem string, part int, sks []packed.Sketch, emit func(int, []byte)) error {
 	if len(sks) == 0 {
 		return nil
 	}
@@ -52,7 +54,7 @@ func sendSketches(ctx context.Context, tempDir string, part int, sks []packed.Sk
 			return nil
 		})
 	}
-	name := store.Join(tempDir, parkedDir, fmt.Sprintf("sketches-%05d", part))
+	name := store.Join(tempDir, parkedDir, fmt.Sprintf("%s-%05d", stem, part))
 	if err := parkSketches(ctx, name, sks); err != nil {
 		return fmt.Errorf("parking the sketches of partition %d: %w", part, err)
 	}

@@ -135,7 +135,7 @@ func TestParkedSketchesRetry(t *testing.T) {
 	var names [][]byte
 	var files [][]byte
 	for range 2 {
-		if err := sendSketches(ctx, dir, 3, sks, func(p int, b []byte) {
+		if err := sendSketches(ctx, dir, "sketches", 3, sks, func(p int, b []byte) {
 			if p != 3 {
 				t.Errorf("emitted on partition %d, want 3", p)
 			}

@@ -152,11 +152,11 @@ func (f *attachSketchAFn) ProcessElement(ctx context.Context, _ int, reps, candi
 	defer g.done()
 	reps, candidates = g.iter(reps), g.iter(candidates)
 	defer candidatesTime(f.Anchored).done(ctx, time.Now())
-	sketches, err := sketchesOf(ctx, reps)
-	if err != nil {
-		return err
-	}
 	pairs, err := decodeBatches(candidates, packed.AppendPairs)
+	if err != nil || len(pairs) == 0 {
+		return err // no candidates: the partition's sketches are not read
+	}
+	sketches, err := sketchesOf(ctx, reps)
 	if err != nil {
 		return err
 	}
@@ -193,13 +193,15 @@ func (f *estimateCandidatesFn) ProcessElement(ctx context.Context, part int, rep
 	defer g.done()
 	reps, withA = g.iter(reps), g.iter(withA)
 	defer candidatesTime(f.Anchored).done(ctx, time.Now())
-	sketches, err := sketchesOf(ctx, reps)
-	if err != nil {
-		return err
-	}
 	recs, err := decodeBatches(withA, packed.AppendSketches)
 	if err != nil {
 		return err
+	}
+	var sketches map[uint64][]uint64
+	if len(recs) > 0 { // else the partition's sketches are not read
+		if sketches, err = sketchesOf(ctx, reps); err != nil {
+			return err
+		}
 	}
 	slices.SortFunc(recs, func(x, y packed.Sketch) int { return cmp.Or(cmp.Compare(x.Key, y.Key), cmp.Compare(x.Doc, y.Doc)) })
 	var out []byte

@@ -74,8 +74,8 @@ type sweepRecord struct {
 // docs rows (keyed by doc partition, as Sketch and ReadDocs give them),
 // with the assignments of Components (and of Redirects: a lost redirect
 // is found where its chain ended; a live one is never found, its body
-// being a stub) and the representatives' sketches (reps) of Identical,
-// and writes two tables under place.TempDir: urls,
+// being a stub) and the clustered representatives' sketches of
+// Components, and writes two tables under place.TempDir: urls,
 // every URL's first and last sweep, and, when the documents come from more
 // than one sweep (span.MultiSweep), lost: every URL seen in an earlier
 // sweep and absent from the latest (span.LatestSweep), with the live
@@ -85,7 +85,7 @@ type sweepRecord struct {
 // update (up) the index's urls rows of each partition are read from its
 // urls shards and merged with the new documents'. Of the two tables it
 // writes those the run does (place.Write), and nothing without either.
-func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSpan, seed uint64, sk sketch.Spec, matches int, up Update, place Placement) {
+func Sweeps(s beam.Scope, meta, assignments, clustered beam.PCollection, span SweepSpan, seed uint64, sk sketch.Spec, matches int, up Update, place Placement) {
 	if place.TempDir == "" || !place.Write.Any(tables.URLsTable, tables.LostTable) {
 		return // tests without an output folder, or a run without either table
 	}
@@ -101,7 +101,7 @@ func Sweeps(s beam.Scope, meta, assignments, reps beam.PCollection, span SweepSp
 		drainKV(s, lostMarks) // none; see drain
 		return
 	}
-	records := beam.ParDo(s, &lostJoinFn{Partitions: parts}, beam.CoGroupByKey(s, live, assignments, lostMarks, reps))
+	records := beam.ParDo(s, &lostJoinFn{Partitions: parts}, beam.CoGroupByKey(s, live, assignments, lostMarks, clustered))
 	drain(s, beam.ParDo(s, &resolveLostFn{Sketch: sk, Matches: matches, TempDir: place.TempDir}, beam.GroupByKey(s, records)))
 }
 

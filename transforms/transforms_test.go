@@ -267,7 +267,7 @@ func TestIdenticalKeepsLowestDocAndClusterJoinsCopies(t *testing.T) {
 	lists, _ := ShingleMerge(s, postings, cfg.Candidates(), cfg.Update, cfg.Placement)
 	pairs := PairCount(s, lists, reps, cfg.Linking(), cfg.FirstNewDoc, cfg.Placement)
 	noRanks := beam.ParDo(s, kvFromStruct, beam.CreateList(s, []keyed{{0, packed.Seal(nil, nil)}}))
-	_, assignments, _ := Cluster(s, pairs, beam.PCollection{}, copies, noRanks, reps, cfg.Linking(), cfg.Clustering(), cfg.Update, cfg.Placement)
+	_, assignments, _, _ := Cluster(s, pairs, beam.PCollection{}, copies, noRanks, reps, cfg.Linking(), cfg.Clustering(), cfg.Update, cfg.Placement)
 	got := beam.ParDo(s, assignmentStrings, assignments)
 	passert.Equals(s, got, "10>10=-", "20>10=10", "30>10=10", "40>10=-")
 	ptest.RunAndValidate(t, p)

@@ -61,6 +61,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -68,6 +69,7 @@ import (
 	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/transforms"
@@ -287,6 +289,9 @@ func main() {
 	if step, n := largestGroup(m.LargestGroupBytes); n > 0 && run.Verbose {
 		fmt.Printf("neardup: largest group %.1f MB (%s; every keyed step's in the manifest, largest_group_bytes)\n", float64(n)/1e6, step)
 	}
+	if line := readsLine(m); line != "" && run.Verbose {
+		fmt.Println(line)
+	}
 	fmt.Printf("neardup: %.1fs; tables in %s\n", m.WallSeconds, shown(run.Output))
 	sweep := ""
 	if update {
@@ -297,6 +302,27 @@ func main() {
 		os.Exit(1)
 	}
 	logs.succeeded()
+}
+
+// readsLine is the summary of what the run read (the manifest's reads):
+// each kind's megabytes, and the whole against the input's bytes, which on
+// a cluster is what the object store is paid for.
+func readsLine(m *output.Manifest) string {
+	var total store.Reads
+	var parts []string
+	for _, k := range transforms.ReadKinds {
+		r, ok := m.Reads[k]
+		if !ok {
+			continue
+		}
+		total.Add(r)
+		parts = append(parts, fmt.Sprintf("%s %.1f MB", k, float64(r.Bytes)/1e6))
+	}
+	if total.Requests == 0 || m.InputBytes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("neardup: read %.1f MB in %d requests, %.2fx the input's %.1f MB (%s)",
+		float64(total.Bytes)/1e6, total.Requests, float64(total.Bytes)/float64(m.InputBytes), float64(m.InputBytes)/1e6, strings.Join(parts, ", "))
 }
 
 // largestGroup is the keyed step with the largest group, and its bytes

@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -90,7 +91,15 @@ type Server struct {
 	closed sync.Once
 
 	mu       sync.Mutex
-	requests map[string]int64 // by operation (Requests)
+	requests map[string]int64       // by operation (Requests)
+	reads    map[string]ObjectReads // GETs by object, bucket/key (Reads)
+}
+
+// ObjectReads is what the server sent of one object: the GET requests
+// (whole or ranged) answered with a body, and the body bytes.
+type ObjectReads struct {
+	Requests int64
+	Bytes    int64
 }
 
 // Serve starts a store on addr, a loopback IP address and a port (0: any
@@ -127,6 +136,7 @@ func Serve(addr string, buckets ...string) (*Server, error) {
 		URL:      "http://" + ln.Addr().String(),
 		done:     make(chan error, 1),
 		requests: map[string]int64{},
+		reads:    map[string]ObjectReads{},
 	}
 	s.srv = &http.Server{Handler: s.counting(partCopy(faker.Server(), backend)), ReadHeaderTimeout: time.Minute}
 	s.client = s3.New(s3.Options{
@@ -156,6 +166,13 @@ func (s *Server) counting(h http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
 		s.mu.Lock()
+		if (op == "GET" || op == "GET range") && sw.status < 300 {
+			key := strings.TrimPrefix(r.URL.Path, "/")
+			o := s.reads[key]
+			o.Requests++
+			o.Bytes += sw.bytes
+			s.reads[key] = o
+		}
 		s.requests[op]++
 		if sw.status >= 300 {
 			s.requests[fmt.Sprintf("%s %d", op, sw.status)]++
@@ -231,10 +248,18 @@ func partCopy(h http.Handler, backend gofakes3.Backend) http.Handler {
 	})
 }
 
-// statusWriter remembers the status of a response.
+// statusWriter remembers the status of a response and the bytes of its
+// body.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -249,11 +274,15 @@ func (w *statusWriter) WriteHeader(code int) {
 func (s *Server) Requests() map[string]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int64, len(s.requests))
-	for k, v := range s.requests {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.requests)
+}
+
+// Reads returns what the server has sent of each object, by its
+// bucket/key: the reference a job's own count of its reads is held to.
+func (s *Server) Reads() map[string]ObjectReads {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.reads)
 }
 
 // Close stops the server; the objects go with it.

@@ -275,14 +275,36 @@ func open(ctx context.Context, path string, pin Pin, pageIndex bool) (*parquet.F
 		}
 		return nil, nil, fmt.Errorf("%s: reading the Parquet footer failed: %w", path, err)
 	}
+	if b, ok := r.(interface{ Bound(...int64) }); ok {
+		b.Bound(chunkBounds(f)...)
+	}
 	return f, src, nil
+}
+
+// chunkBounds are where the file's column chunks begin and end: an
+// object store's blocks stop there (objstore's Bound), so that a split
+// fetches its own row group's chunks and not the next one's, which
+// another split reads.
+func chunkBounds(f *parquet.File) []int64 {
+	var out []int64
+	for _, rg := range f.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			md := c.MetaData
+			start := md.DataPageOffset
+			if d := md.DictionaryPageOffset; d > 0 && d < start {
+				start = d
+			}
+			out = append(out, start, start+md.TotalCompressedSize)
+		}
+	}
+	return out
 }
 
 // openPinned opens the file at path, of any format, for random access,
 // and checks that it is the version pin names (when nonzero). Its errors
 // name the file: ErrChanged for another version, a ReadError otherwise.
 func openPinned(ctx context.Context, path string, pin Pin) (store.ReaderAt, int64, error) {
-	r, size, err := store.OpenReaderAt(ctx, path)
+	r, size, err := store.OpenReaderAt(store.ReadsAs(ctx, store.ReadsInput), path)
 	if err == nil && pin != (Pin{}) {
 		if err = checkPin(ctx, path, r, size, pin); err != nil {
 			r.Close()

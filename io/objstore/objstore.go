@@ -8,8 +8,8 @@
 // buffered reads per column chunk, interleaved across columns). ReaderAt
 // therefore reads big and remembers what it read:
 //
-//   - the tail of the object (the last TailSize bytes, 1 MiB by default, or
-//     the whole object when it is smaller) in one request on the first read
+//   - the tail of the object (the last TailSize bytes, 64 KiB by default, or
+//     the whole object when it is at most WholeSize, 256 KiB) in one request on the first read
 //     there: the 8-byte Parquet trailer and, in practice, the whole footer;
 //   - the head (the first HeadSize bytes, 64 KiB) in one small request when
 //     a read lies entirely within it, so the 4-byte magic Parquet checks at
@@ -48,6 +48,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -145,11 +146,20 @@ type Options struct {
 	BlockSize   int64 // bytes per request after a miss, from the missing byte on; default 8 MiB
 	CacheBlocks int   // blocks kept (finished ones evicted first, then the least recently used); default 8
 	HeadSize    int64 // bytes fetched for a small read at the start; default 64 KiB
-	TailSize    int64 // bytes fetched at the end in one request; default 1 MiB
+	TailSize    int64 // bytes fetched at the end in one request; default 64 KiB
+	WholeSize   int64 // an object of up to this many bytes is fetched whole at its first read; default 256 KiB (TailSize when TailSize is set)
 }
 
-// Defaults are the sizes used by Open.
-var Defaults = Options{BlockSize: 8 << 20, CacheBlocks: 8, HeadSize: 64 << 10, TailSize: 1 << 20}
+// Defaults are the sizes used by Open. A file of up to 256 KiB (a small
+// table, a shard, a receipt) is one request; a bigger one is fetched whole
+// by every split of it that opens it (1 MiB took the sample crawl's 756 KB
+// files five times over, one split of three row groups each and two
+// footer reads). Above that, the tail holds a
+// Parquet footer of up to 64 KiB in one request; a longer one takes one
+// more, for exactly the bytes before the tail (a block stops where the
+// tail begins). A bigger tail is fetched again by every split of a file:
+// 1 MiB cost the gigabyte's 52 splits 52 MB that nobody decoded.
+var Defaults = Options{BlockSize: 8 << 20, CacheBlocks: 8, HeadSize: 64 << 10, TailSize: 64 << 10, WholeSize: 256 << 10}
 
 func (o Options) withDefaults() Options {
 	if o.BlockSize <= 0 {
@@ -160,6 +170,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HeadSize <= 0 {
 		o.HeadSize = Defaults.HeadSize
+	}
+	if o.WholeSize <= 0 {
+		o.WholeSize = o.TailSize
+		if o.TailSize <= 0 {
+			o.WholeSize = Defaults.WholeSize
+		}
 	}
 	if o.TailSize <= 0 {
 		o.TailSize = Defaults.TailSize
@@ -248,9 +264,56 @@ type ReaderAt struct {
 	// new block stops there too, since a cursor has already read on from
 	// that point (the end of one column chunk runs into the next one's start).
 	finished []int64
+	// Offsets no block crosses (Bound), sorted: where the byte ranges a
+	// reader decodes end, so that a block does not run on into bytes
+	// nobody asked for.
+	bounds []int64
+
+	requests, bytes atomic.Int64 // what was fetched (Reads)
+	onClose         func(requests, bytes int64)
+}
+
+// OnClose makes Close call fn with what r fetched (Reads), once.
+func (r *ReaderAt) OnClose(fn func(requests, bytes int64)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onClose = fn
 }
 
 const maxFinished = 64
+
+// Bound makes every block fetched from now on stop at the first of
+// offsets past its start (a read across one takes a block on each side):
+// a Parquet reader gives the ends of the column chunks it decodes, so that
+// the 8 MiB block at a chunk's end is not mostly the next chunk's bytes,
+// which another split reads.
+func (r *ReaderAt) Bound(offsets ...int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bounds = append(r.bounds, offsets...)
+	slices.Sort(r.bounds)
+	r.bounds = slices.Compact(r.bounds)
+}
+
+// Reads is what r has fetched from the store: requests answered (retries
+// included) and the bytes they brought.
+func (r *ReaderAt) Reads() (requests, bytes int64) {
+	return r.requests.Load(), r.bytes.Load()
+}
+
+// ReadDirect fills p with the bytes at off, in one request (more only
+// when one fails), past the cache: for a reader that knows the exact
+// ranges it needs and reads each once, where a block would fetch bytes
+// nobody reads.
+func (r *ReaderAt) ReadDirect(p []byte, off int64) error {
+	if off < 0 || off+int64(len(p)) > r.size {
+		return fmt.Errorf("%s: ReadDirect of bytes %d-%d of %d", r.name, off, off+int64(len(p))-1, r.size)
+	}
+	if err := r.fill(p, off); err != nil {
+		return fmt.Errorf("%s: reading bytes %d-%d of %d: %w", r.name, off, off+int64(len(p))-1, r.size, err)
+	}
+	return nil
+}
 
 // span is a fetched (or being fetched) range [start, end) of the object.
 type span struct {
@@ -279,6 +342,9 @@ func NewReaderAt(ctx context.Context, name string, rr RangeReader, opt Options) 
 	opt = opt.withDefaults()
 	r := &ReaderAt{ctx: ctx, name: name, rr: rr, opt: opt, size: size}
 	r.tailStart = max(0, size-opt.TailSize)
+	if size <= opt.WholeSize {
+		r.tailStart = 0
+	}
 	r.headEnd = min(opt.HeadSize, r.tailStart)
 	return r, nil
 }
@@ -381,6 +447,9 @@ func (r *ReaderAt) find(pos, end int64) (s *span, fetch bool) {
 			next = min(next, start)
 		}
 	}
+	if i, _ := slices.BinarySearch(r.bounds, pos+1); i < len(r.bounds) {
+		next = min(next, r.bounds[i])
+	}
 	if r.head == nil && end <= r.headEnd {
 		r.head = newSpan(0, r.headEnd)
 		return r.head, true
@@ -448,16 +517,21 @@ func (r *ReaderAt) fetch(s *span) {
 // withRetries allows.
 func (r *ReaderAt) readRange(off, n int64) ([]byte, error) {
 	buf := make([]byte, n)
-	var got int64
-	err := withRetries(r.ctx, func() error {
-		k, err := r.readOnce(off+got, buf[got:])
-		got += int64(k)
-		return err
-	})
-	if err != nil {
+	if err := r.fill(buf, off); err != nil {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// fill fills p with the bytes at off, asking again for those still
+// missing after a failed or short request, as withRetries allows.
+func (r *ReaderAt) fill(p []byte, off int64) error {
+	var got int64
+	return withRetries(r.ctx, func() error {
+		k, err := r.readOnce(off+got, p[got:])
+		got += int64(k)
+		return err
+	})
 }
 
 // readOnce fills p with one request for the bytes at off; on error, k is
@@ -468,6 +542,8 @@ func (r *ReaderAt) readOnce(off int64, p []byte) (k int, err error) {
 		return 0, err
 	}
 	defer body.Close()
+	r.requests.Add(1)
+	defer func() { r.bytes.Add(int64(k)) }()
 	if k, err = io.ReadFull(body, p); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			// The stores pin the version read, so a short body is a
@@ -489,6 +565,9 @@ func (r *ReaderAt) readOnce(off int64, p []byte) (k int, err error) {
 func (r *ReaderAt) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.closed && r.onClose != nil {
+		defer r.onClose(r.requests.Load(), r.bytes.Load())
+	}
 	r.closed = true
 	r.head, r.tail, r.finished = nil, nil, nil
 	r.lru.Init()

@@ -360,10 +360,10 @@ func TestParquetThroughRangedReader(t *testing.T) {
 	}
 }
 
-// With the default sizes a file under 1 MiB is read in one request.
+// With the default sizes a file of up to 256 KiB is read in one request.
 func TestSmallParquetOneRequest(t *testing.T) {
-	docs, file := parquetFile(t, 500)
-	if len(file) >= 1<<20 {
+	docs, file := parquetFile(t, 300)
+	if len(file) >= 256<<10 {
 		t.Fatalf("test file is %d bytes; want under the default tail", len(file))
 	}
 	f := &fake{data: file}
@@ -445,5 +445,40 @@ func TestOpenRejectsBadNames(t *testing.T) {
 	b, k, err := splitName("s3", "s3://bucket/a/b%20c?d#e")
 	if b != "bucket" || k != "a/b%20c?d#e" || err != nil {
 		t.Errorf("splitName: %q %q %v; want the key taken literally", b, k, err)
+	}
+}
+
+// TestReadsCounted: Reads and the OnClose call give the requests the
+// store answered and their bytes, as the store saw them; ReadDirect
+// fetches exactly what it is asked, past the cache.
+func TestReadsCounted(t *testing.T) {
+	f := &fake{data: randomBytes(rand.New(rand.NewPCG(5, 6)), 100000)}
+	r := open(t, f, Options{BlockSize: 1000, CacheBlocks: 2, HeadSize: 10, TailSize: 100, WholeSize: 100})
+	var closed [][2]int64
+	r.OnClose(func(requests, bytes int64) { closed = append(closed, [2]int64{requests, bytes}) })
+	p := make([]byte, 50)
+	for _, off := range []int64{99950, 5000, 5020, 70000} {
+		if _, err := r.ReadAt(p, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.ReadDirect(make([]byte, 333), 40000); err != nil {
+		t.Fatal(err)
+	}
+	var bytes int64
+	reqs := f.requests()
+	for _, q := range reqs {
+		bytes += q[1]
+	}
+	if n, b := r.Reads(); n != int64(len(reqs)) || b != bytes {
+		t.Errorf("Reads %d requests, %d bytes; the store answered %d of %d bytes (%v)", n, b, len(reqs), bytes, reqs)
+	}
+	if last := reqs[len(reqs)-1]; last != [2]int64{40000, 333} {
+		t.Errorf("ReadDirect asked for %v, want [40000 333]", last)
+	}
+	r.Close()
+	r.Close()
+	if len(closed) != 1 || closed[0] != [2]int64{int64(len(reqs)), bytes} {
+		t.Errorf("OnClose told %v, want once [%d %d]", closed, len(reqs), bytes)
 	}
 }

@@ -51,6 +51,9 @@ type Dir struct {
 	Tables tables.Selection
 	// Expect is what Publish requires of the tables (see Expect).
 	Expect Expect
+	// LauncherReads, when set, gives the launcher's reads by kind, which
+	// Publish adds to the manifest's once it has proved the tables.
+	LauncherReads func() map[string]store.Reads
 }
 
 // Prepare readies dir for a run of command (run, update, recluster): it
@@ -127,6 +130,13 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	}
 	if err != nil {
 		return err
+	}
+	if d.LauncherReads != nil {
+		for k, r := range d.LauncherReads() {
+			sum := m.Reads[k]
+			sum.Add(r)
+			m.Reads[k] = sum
+		}
 	}
 	m.BadFiles = append(m.BadFiles, p.bad...)
 	for k, v := range p.counts {
@@ -539,9 +549,14 @@ type Manifest struct {
 	// LargestSideInputBytes is, for each step that takes a side input,
 	// the most of it one bundle read, which every worker holds
 	// (transforms.SideInputBytesPrefix).
-	LargestSideInputBytes map[string]int64    `json:"largest_side_input_bytes"`
-	Tables                map[string][]string `json:"tables"`
-	BadFiles              []BadFile           `json:"bad_files,omitempty"`
+	LargestSideInputBytes map[string]int64 `json:"largest_side_input_bytes"`
+	// Reads is what the run read, by the kind of file (store.ReadsInput
+	// …): the requests and bytes of the workers and of the launcher (up
+	// to its proof of the tables), which on a cluster are the object
+	// store's egress and GETs.
+	Reads    map[string]store.Reads `json:"reads"`
+	Tables   map[string][]string    `json:"tables"`
+	BadFiles []BadFile              `json:"bad_files,omitempty"`
 }
 
 // MemoryLimit is a soft memory limit and how it was chosen (memlimit).
@@ -569,6 +584,7 @@ func NewManifest(flags map[string]string) *Manifest {
 		LargestGroupBytes:     map[string]int64{},
 		GroupBytes:            map[string]int64{},
 		LargestSideInputBytes: map[string]int64{},
+		Reads:                 map[string]store.Reads{},
 	}
 	// The runtime's own figure, whatever set it; memlimit says how.
 	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {

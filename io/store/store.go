@@ -309,6 +309,7 @@ func OpenReaderAt(ctx context.Context, name string) (ReaderAt, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		r.OnClose(func(requests, bytes int64) { report(ctx, name, Reads{requests, bytes}) })
 		return r, r.Size(), nil
 	}
 	fs, err := open(ctx, name)
@@ -325,13 +326,14 @@ func OpenReaderAt(ctx context.Context, name string) (ReaderAt, int64, error) {
 		return nil, 0, err
 	}
 	if ra, ok := r.(ReaderAt); ok {
-		return ra, size, nil
+		return &countedFile{ReaderAt: ra, ctx: ctx, name: name}, size, nil
 	}
 	defer r.Close()
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, 0, err
 	}
+	report(ctx, name, Reads{1, int64(len(b))})
 	return bytesReaderAt{bytes.NewReader(b)}, int64(len(b)), nil
 }
 
@@ -439,8 +441,9 @@ func ReadFile(ctx context.Context, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	return io.ReadAll(r)
+	c := &countedReader{ReadCloser: r, ctx: ctx, name: name}
+	defer c.Close()
+	return io.ReadAll(c)
 }
 
 // List returns the files matching glob, sorted; none is not an error.

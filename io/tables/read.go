@@ -39,7 +39,7 @@ func Read[T any](ctx context.Context, name string) ([]T, error) {
 // open opens the Parquet file name on any Beam filesystem; closer closes
 // it.
 func open(ctx context.Context, name string) (*parquet.File, io.Closer, error) {
-	r, size, err := store.OpenReaderAt(ctx, name)
+	r, size, err := store.OpenReaderAt(store.ReadsAs(ctx, store.ReadsOutput), name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -22,6 +22,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -49,6 +50,7 @@ func (b *buckets) Set(v string) error {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9000", "loopback IP address and port to listen on (port 0: any free port)")
+	readsFile := flag.String("reads", "", "when stopped, write what was read of each object (GET requests and body bytes by bucket/key) to this file as JSON")
 	var names buckets
 	flag.Var(&names, "bucket", "bucket to create (repeat the flag, or separate names with commas)")
 	flag.Parse()
@@ -84,6 +86,16 @@ func main() {
 	if err := s.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "s3server:", err)
 		os.Exit(1)
+	}
+	if *readsFile != "" {
+		b, err := json.MarshalIndent(s.Reads(), "", "  ")
+		if err == nil {
+			err = os.WriteFile(*readsFile, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "s3server:", err)
+			os.Exit(1)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "s3server: stopped by %v\n", sig)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/neardup/neardup/internal/testing/pipelinetest"
 	"github.com/neardup/neardup/io/export"
 	"github.com/neardup/neardup/io/output"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/views/query"
@@ -114,6 +115,7 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 		return nil
 	}
 	start, before := time.Now(), requests()
+	readsBefore := objectReads(srv)
 	step := func(name string) {
 		now := requests()
 		var reqs []string
@@ -132,6 +134,7 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 		t.Fatalf("Run on the store: %v", err)
 	}
 	step("run on the store")
+	checkReadsCounted(t, srv, readsBefore, m, in+"/")
 	ref := pipelinetest.Run(t, oldGlb, cfg)
 	step("run locally")
 	checkStoreOutput(t, srv, out, m, ref, local)
@@ -174,6 +177,61 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 	step("queries")
 	checkStoreReport(t, srv, up, uref.Dir)
 	step("report")
+}
+
+// objectReads is what the store served of each object (s3test's
+// Reads), nil for a store that does not count them.
+func objectReads(srv objectServer) map[string]s3test.ObjectReads {
+	if r, ok := srv.(interface {
+		Reads() map[string]s3test.ObjectReads
+	}); ok {
+		return r.Reads()
+	}
+	return nil
+}
+
+// checkReadsCounted checks a run's manifest's reads against what the
+// store served it (its GETs since before, by object key): the same
+// requests and bytes of each kind, the kinds told here from the keys
+// (the input's folder; features and other files under the output's
+// temporary folder). The whole against the input's bytes is a
+// benchmark's (scripts/bench-reads.sh, BENCHMARKS.md): on the sample's
+// small files of three row groups, each split's own footer read weighs
+// as it does not on a crawl's.
+func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.ObjectReads, m *output.Manifest, inPrefix string) {
+	t.Helper()
+	now := objectReads(srv)
+	if now == nil {
+		return
+	}
+	inKey := strings.TrimPrefix(inPrefix, "s3://")
+	want := map[string]store.Reads{}
+	for key, r := range now {
+		r.Requests -= before[key].Requests
+		r.Bytes -= before[key].Bytes
+		if r.Requests == 0 && r.Bytes == 0 {
+			continue
+		}
+		kind := store.ReadsOther
+		switch {
+		case strings.HasPrefix(key, inKey):
+			kind = store.ReadsInput
+		case strings.Contains(key, "/_temporary/") && strings.Contains(key, "/features/"):
+			kind = store.ReadsFeatures
+		case strings.Contains(key, "/_temporary/"):
+			kind = store.ReadsTemporary
+		}
+		sum := want[kind]
+		sum.Add(store.Reads{Requests: r.Requests, Bytes: r.Bytes})
+		want[kind] = sum
+	}
+	if want[store.ReadsInput].Bytes == 0 || want[store.ReadsTemporary].Bytes == 0 {
+		t.Fatalf("the store served %+v: no input or no temporary files read", want)
+	}
+	if !reflect.DeepEqual(m.Reads, want) {
+		t.Errorf("the manifest's reads are\n%+v\nthe store served\n%+v", m.Reads, want)
+	}
+	t.Logf("reads: %+v, the input %d bytes", want, m.InputBytes)
 }
 
 // checkStoreOutput compares the finished output dir on the store, whose run
@@ -291,6 +349,7 @@ func checkStoreOutput(t *testing.T, srv objectServer, dir string, m *output.Mani
 func normalManifest(m *output.Manifest) output.Manifest {
 	c := *m
 	c.StartedAt, c.WallSeconds, c.BusyMS, c.WallMS, c.LargestGroupBytes, c.GroupBytes, c.LargestSideInputBytes = "", 0, nil, nil, nil, nil, nil // runner metrics
+	c.Reads = nil                                                                                                                               // a store's requests, a local file's reads
 	c.MemoryLimit.HighestBytes = 0
 	c.Inputs = slices.Clone(c.Inputs)
 	for i := range c.Inputs {
