@@ -313,6 +313,14 @@ pool_memory() {
 }
 
 port_50000_free
+# A connection made before the reservation above may still hold 50000 as
+# its local port (no listener, yet the pool's bind fails: "address already
+# in use", seen again in CI after the universal check): wait, up to a
+# minute, for no socket to use it.
+for _ in $(seq 600); do
+  ss -tan 2> /dev/null | awk '$4 ~ /:50000$/ { found = 1 } END { exit !found }' || break
+  sleep 0.1
+done
 hide=("$repo")
 if [ -d ../shared ]; then hide+=("$(cd ../shared && pwd -P)"); fi
 hide+=("$work" /tmp)
