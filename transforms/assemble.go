@@ -156,7 +156,7 @@ func (f *assembleFn) ProcessElement(ctx context.Context, part int, metas, assign
 	defer g.done()
 	metas, assigns, statsIt, repsIt = g.iter(metas), g.iter(assigns), g.iter(statsIt), g.iter(repsIt)
 	n := hold(f.Lanes, &metas, &assigns, &statsIt, &repsIt)
-	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLargest}, outputTime, func() (laneOut[[2]func(int, []byte)], error) {
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emitMembers, emitLargest}, outputTime, func(ctx context.Context) (laneOut[[2]func(int, []byte)], error) {
 		out, tally, err := f.assemble(ctx, part, metas, assigns, statsIt, repsIt)
 		return func(ctx context.Context, emit [2]func(int, []byte)) error {
 			for p, rows := range out.members {

@@ -445,7 +445,7 @@ func (f *attachFn) ProcessElement(ctx context.Context, part int, labelsIt, links
 	defer g.done()
 	labelsIt, linksIt, copiesIt, ranksIt, repsIt = g.iter(labelsIt), g.iter(linksIt), g.iter(copiesIt), g.iter(ranksIt), g.iter(repsIt)
 	n := hold(f.Lanes, &labelsIt, &linksIt, &copiesIt, &ranksIt, &repsIt)
-	return f.lanes.timed(ctx, n, [3]func(int, []byte){emitMembers, emitLinks, emitClustered}, phase4Time, func() (laneOut[[3]func(int, []byte)], error) {
+	return f.lanes.timed(ctx, n, [3]func(int, []byte){emitMembers, emitLinks, emitClustered}, phase4Time, func(ctx context.Context) (laneOut[[3]func(int, []byte)], error) {
 		members, clinks, clustered, err := f.attach(ctx, part, labelsIt, linksIt, copiesIt, ranksIt, repsIt)
 		return func(ctx context.Context, emit [3]func(int, []byte)) error {
 			for _, b := range clustered {

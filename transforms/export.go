@@ -328,7 +328,7 @@ func (f *exportSliceFn) ProcessElement(ctx context.Context, key int, batches fun
 	defer g.done()
 	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
-	return f.lanes.do(ctx, n, emit, func() (laneOut[func(int, []byte)], error) {
+	return f.lanes.do(ctx, n, emit, func(ctx context.Context) (laneOut[func(int, []byte)], error) {
 		i, part, err := f.copy(ctx, key, batches)
 		return func(_ context.Context, emit func(int, []byte)) error {
 			emit(i, part)
@@ -480,7 +480,7 @@ func (f *exportJoinFn) ProcessElement(ctx context.Context, i int, in func(*[]byt
 	defer g.done()
 	in = g.iter(in)
 	n := hold(f.Lanes, &in)
-	return f.lanes.do(ctx, n, emit, func() (laneOut[func(string)], error) {
+	return f.lanes.do(ctx, n, emit, func(ctx context.Context) (laneOut[func(string)], error) {
 		name, err := f.join(ctx, i, in)
 		return func(_ context.Context, emit func(string)) error {
 			emit(name)

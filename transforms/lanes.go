@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
 // lanes runs the work of a bundle's elements on up to Placement.Lanes
@@ -37,20 +40,26 @@ type lanes[E any] struct {
 type laneOut[E any] func(ctx context.Context, emit E) error
 
 type laneResult[E any] struct {
-	out laneOut[E]
-	err error
+	out    laneOut[E]
+	err    error
+	counts *laneCounts // what its work counted, held for the bundle's goroutine
 }
 
 // do runs work on a lane of its own (inline when n <= 1), then the outs of
 // the elements at the head of the queue that have finished, waiting for
 // the oldest when n are in flight.
-func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func() (laneOut[E], error)) error {
+//
+// Work gets a context of its own, whose counters (addCount) wait for out:
+// the SDK makes a bundle's counter on its first increment, in a map no
+// lock guards, so an increment on a lane beside one on the bundle's
+// goroutine crashes the worker ("concurrent map read and map write").
+func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func(ctx context.Context) (laneOut[E], error)) error {
 	if n <= 1 {
 		// Inline, after the elements in flight: their outs come first.
 		if err := l.finish(ctx, emit); err != nil {
 			return err
 		}
-		out, err := work()
+		out, err := work(ctx)
 		if err != nil {
 			return err
 		}
@@ -58,18 +67,19 @@ func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func() (laneOut[E
 	}
 	c := make(chan laneResult[E], 1)
 	l.queue = append(l.queue, c)
-	readyLaneCounters(ctx)
+	counts := &laneCounts{}
+	lane := context.WithValue(ctx, laneCountsKey{}, counts)
 	go func() {
 		defer func() {
 			// A panic on a goroutine of our own would end the worker
 			// process: fail the bundle instead, as the SDK does for
 			// panics on its own goroutine.
 			if p := recover(); p != nil {
-				c <- laneResult[E]{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+				c <- laneResult[E]{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack()), counts: counts}
 			}
 		}()
-		out, err := work()
-		c <- laneResult[E]{out, err}
+		out, err := work(lane)
+		c <- laneResult[E]{out, err, counts}
 	}()
 	for len(l.queue) > 0 {
 		var r laneResult[E]
@@ -91,10 +101,10 @@ func (l *lanes[E]) do(ctx context.Context, n int, emit E, work func() (laneOut[E
 }
 
 // timed is do for one element of a phase: work's time counts as t's.
-func (l *lanes[E]) timed(ctx context.Context, n int, emit E, t phaseTimer, work func() (laneOut[E], error)) error {
-	return l.do(ctx, n, emit, func() (laneOut[E], error) {
+func (l *lanes[E]) timed(ctx context.Context, n int, emit E, t phaseTimer, work func(ctx context.Context) (laneOut[E], error)) error {
+	return l.do(ctx, n, emit, func(ctx context.Context) (laneOut[E], error) {
 		start := time.Now()
-		out, err := work()
+		out, err := work(ctx)
 		end := time.Now()
 		return func(ctx context.Context, emit E) error {
 			t.span(ctx, start, end)
@@ -118,6 +128,7 @@ func (l *lanes[E]) finish(ctx context.Context, emit E) error {
 // run runs one element's out, or on its failure waits out the other lanes
 // and returns the failure.
 func (l *lanes[E]) run(ctx context.Context, emit E, r laneResult[E]) error {
+	r.counts.flush(ctx)
 	if r.err == nil {
 		r.err = r.out(ctx, emit)
 	}
@@ -183,4 +194,41 @@ func hold(n int, its ...*func(*[]byte) bool) int {
 		}
 	}
 	return n
+}
+
+// laneCounts holds the counter increments of one element's lane work
+// until its out runs on the bundle's goroutine (see do).
+type laneCounts struct {
+	mu sync.Mutex
+	n  map[beam.Counter]int64
+}
+
+type laneCountsKey struct{}
+
+// addCount adds v to the bundle's counter c: at once, or, from lane work
+// (ctx a lane's), when the element's out runs.
+func addCount(ctx context.Context, c beam.Counter, v int64) {
+	if lc, ok := ctx.Value(laneCountsKey{}).(*laneCounts); ok {
+		lc.mu.Lock()
+		defer lc.mu.Unlock()
+		if lc.n == nil {
+			lc.n = map[beam.Counter]int64{}
+		}
+		lc.n[c] += v
+		return
+	}
+	c.Inc(ctx, v)
+}
+
+// flush makes the held increments on the bundle's context ctx.
+func (lc *laneCounts) flush(ctx context.Context) {
+	if lc == nil {
+		return
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	for c, v := range lc.n {
+		c.Inc(ctx, v)
+	}
+	lc.n = nil
 }

@@ -23,7 +23,7 @@ func laneRun(t *testing.T, lanesOf func(i int) int) (got []int, atOnce []int32) 
 	var running atomic.Int32
 	atOnce = make([]int32, 20)
 	for i := range 20 {
-		err := l.do(ctx, lanesOf(i), emit, func() (laneOut[func(int)], error) {
+		err := l.do(ctx, lanesOf(i), emit, func(context.Context) (laneOut[func(int)], error) {
 			atOnce[i] = running.Add(1)
 			time.Sleep(time.Duration((20-i)%5) * time.Millisecond)
 			running.Add(-1)
@@ -70,11 +70,11 @@ func TestLanesFailure(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		fail func() (laneOut[func(int)], error)
+		fail func(context.Context) (laneOut[func(int)], error)
 		want string
 	}{
-		{"error", func() (laneOut[func(int)], error) { return nil, errors.New("bad shard") }, "bad shard"},
-		{"panic", func() (laneOut[func(int)], error) { panic("index out of range") }, "panic: index out of range"},
+		{"error", func(context.Context) (laneOut[func(int)], error) { return nil, errors.New("bad shard") }, "bad shard"},
+		{"panic", func(context.Context) (laneOut[func(int)], error) { panic("index out of range") }, "panic: index out of range"},
 	} {
 		var l lanes[func(int)]
 		var got []int
@@ -82,7 +82,7 @@ func TestLanesFailure(t *testing.T) {
 		var stopped atomic.Int32
 		var err error
 		for i := 0; i < 6 && err == nil; i++ {
-			work := func() (laneOut[func(int)], error) {
+			work := func(context.Context) (laneOut[func(int)], error) {
 				time.Sleep(5 * time.Millisecond)
 				stopped.Add(1)
 				return func(ctx context.Context, emit func(int)) error { emit(i); return nil }, nil

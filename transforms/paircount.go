@@ -262,7 +262,7 @@ func (f *mergePairsFn) ProcessElement(ctx context.Context, part int, batches fun
 	defer g.done()
 	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
-	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitAnchored}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitAnchored}, phase3Time, func(ctx context.Context) (laneOut[[2]func(int, []byte)], error) {
 		out, n, anchored, err := f.merge(batches)
 		if err == nil {
 			// The count the summary prints, as data: a runner's

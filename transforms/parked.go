@@ -82,8 +82,8 @@ func parkSketches(ctx context.Context, name string, sks []packed.Sketch) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	parkedFiles.Inc(ctx, 1)
-	parkedBytes.Inc(ctx, n)
+	addCount(ctx, parkedFiles, 1) // from phase 4's lanes too
+	addCount(ctx, parkedBytes, n)
 	return nil
 }
 

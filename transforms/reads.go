@@ -36,21 +36,6 @@ var readCounters = func() map[string][2]beam.Counter {
 
 func init() { store.OnReads(countReads) }
 
-// readyLaneCounters makes, on the bundle's goroutine, the bundle's
-// counters that lane work touches (lanes): the reads of the files it
-// opens, the sketches it parks. The SDK makes a bundle's counter on its
-// first increment, in a map no lock guards, so two goroutines making two
-// at once crash the worker ("concurrent map writes"); once made, an
-// increment is atomic.
-func readyLaneCounters(ctx context.Context) {
-	for _, c := range readCounters {
-		c[0].Inc(ctx, 0)
-		c[1].Inc(ctx, 0)
-	}
-	parkedFiles.Inc(ctx, 0)
-	parkedBytes.Inc(ctx, 0)
-}
-
 // readKind is the kind of the read of name under ctx: a run's temporary
 // files by their folder, whatever the label; others by the label ctx
 // carries (store.ReadsAs).
@@ -81,8 +66,8 @@ func countReads(ctx context.Context, name string, r store.Reads) {
 		return
 	}
 	c := readCounters[kind]
-	c[0].Inc(ctx, r.Requests)
-	c[1].Inc(ctx, r.Bytes)
+	addCount(ctx, c[0], r.Requests)
+	addCount(ctx, c[1], r.Bytes)
 }
 
 var launcherReads struct {

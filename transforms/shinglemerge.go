@@ -95,7 +95,7 @@ func (f *shingleMergeFn) ProcessElement(ctx context.Context, part int, batches f
 	if n <= 1 {
 		direct = emit
 	}
-	return f.lanes.timed(ctx, n, [2]func([]byte){emit, emitRecapped}, phase2Time, func() (laneOut[[2]func([]byte)], error) {
+	return f.lanes.timed(ctx, n, [2]func([]byte){emit, emitRecapped}, phase2Time, func(ctx context.Context) (laneOut[[2]func([]byte)], error) {
 		m, err := f.merge(ctx, part, batches, direct)
 		return func(ctx context.Context, emit [2]func([]byte)) error {
 			for _, b := range m.lists {

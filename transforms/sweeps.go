@@ -208,7 +208,7 @@ func (f *urlsFn) ProcessElement(ctx context.Context, part int, batches func(*[]b
 	defer g.done()
 	batches = g.iter(batches)
 	n := hold(f.Lanes, &batches)
-	return f.lanes.do(ctx, n, emit, func() (laneOut[func(int, []byte)], error) {
+	return f.lanes.do(ctx, n, emit, func(ctx context.Context) (laneOut[func(int, []byte)], error) {
 		lost, err := f.urls(ctx, part, batches)
 		return func(ctx context.Context, emit func(int, []byte)) error {
 			for p, l := range lost {

@@ -184,7 +184,7 @@ func (f *mergeIndexPairsFn) ProcessElement(ctx context.Context, part int, newIt,
 	defer g.done()
 	newIt, uncountIt = g.iter(newIt), g.iter(uncountIt)
 	n := hold(f.Lanes, &newIt, &uncountIt)
-	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitLinks}, phase3Time, func() (laneOut[[2]func(int, []byte)], error) {
+	return f.lanes.timed(ctx, n, [2]func(int, []byte){emit, emitLinks}, phase3Time, func(ctx context.Context) (laneOut[[2]func(int, []byte)], error) {
 		out, carried, err := f.merge(ctx, part, newIt, uncountIt)
 		return func(ctx context.Context, emit [2]func(int, []byte)) error {
 			emitPairBatches(ctx, part, out, emit[0])

@@ -378,7 +378,7 @@ func (f *verifySliceFn) ProcessElement(ctx context.Context, home int, jobsIt fun
 	jobsIt = g.iter(jobsIt)
 	n := hold(f.Lanes, &jobsIt)
 	names := drainStrings(namesIt)
-	return f.lanes.timed(ctx, n, verifyEmit{emit, tally}, verifyTime, func() (laneOut[verifyEmit], error) {
+	return f.lanes.timed(ctx, n, verifyEmit{emit, tally}, verifyTime, func(ctx context.Context) (laneOut[verifyEmit], error) {
 		// On a lane's goroutine: the counters are added to in the out
 		// below, on the bundle's.
 		jobs, vs, reread, err := f.verify(ctx, home, jobsIt, names)

@@ -15,9 +15,13 @@ import (
 // that is not safe for concurrent use: two lanes reading at once ended a
 // golden run with "fatal error: concurrent map writes". So it counts the
 // documents it reread into its caller's total, and the bundle's
-// goroutine adds that to the counter; it touches no metric itself.
+// goroutine adds that to the counter; it touches no metric itself. The
+// reads of its files are counted on the lane's context (lanes.do's),
+// which holds them until the bundle's goroutine adds them.
 func TestReadFeaturesTouchesNoMetric(t *testing.T) {
-	ctx := metrics.SetPTransformID(metrics.SetBundleID(context.Background(), "bundle"), "verify")
+	bundle := metrics.SetPTransformID(metrics.SetBundleID(context.Background(), "bundle"), "verify")
+	counts := &laneCounts{}
+	ctx := context.WithValue(bundle, laneCountsKey{}, counts)
 	in := InputFile{Index: 0, Path: "../testdata/crawl/part-00000.parquet"}
 	slice := verifySlice(crawl.DocID(0, 0))
 	var docs []uint64
@@ -40,5 +44,13 @@ func TestReadFeaturesTouchesNoMetric(t *testing.T) {
 	}
 	if len(touched) > 0 {
 		t.Fatalf("readFeatures added to the bundle's counters %v: they are not safe on a lane's goroutine", touched)
+	}
+	counts.flush(bundle)
+	got := map[string]int64{}
+	for _, c := range metrics.ResultsExtractor(bundle).AllMetrics().Counters() {
+		got[c.Key.Name] = c.Committed
+	}
+	if got["reads_input_requests"] == 0 || got["reads_input_bytes"] == 0 {
+		t.Errorf("after the lane's counts were flushed the bundle's counters are %v, want the input's reads", got)
 	}
 }
