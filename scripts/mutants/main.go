@@ -391,8 +391,8 @@ var mutations = []mutation{
 	{
 		name: "parked sketches: a partition's file named for what it holds, not for the partition",
 		file: "transforms/parked.go",
-		old:  `fmt.Sprintf("sketches-%05d", part)`,
-		new:  `fmt.Sprintf("sketches-%05d", len(sks))`,
+		old:  `fmt.Sprintf("%s-%05d", stem, part)`,
+		new:  `fmt.Sprintf("%s-%05d", stem, len(sks))`,
 		pkgs: []string{"./transforms"},
 		run:  "TestParkedSketchesRetry",
 	},
