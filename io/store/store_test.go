@@ -70,8 +70,10 @@ func TestOpenReaderAtLocal(t *testing.T) {
 	if size != int64(len(data)) {
 		t.Errorf("size %d, want %d", size, len(data))
 	}
-	if _, ok := r.(*os.File); !ok {
-		t.Errorf("local file opened as %T, want *os.File (read in place)", r)
+	if c, ok := r.(*countedFile); !ok {
+		t.Errorf("local file opened as %T, want a *countedFile (its reads counted)", r)
+	} else if _, ok := c.ReaderAt.(*os.File); !ok {
+		t.Errorf("local file opened as a count of %T, want of *os.File (read in place)", c.ReaderAt)
 	}
 	p := make([]byte, 4)
 	for _, off := range []int64{int64(len(data)) - 4, 0, 10} {
