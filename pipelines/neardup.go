@@ -62,8 +62,9 @@ func Build(s beam.Scope, files []transforms.InputFile, cfg transforms.Config) {
 	pairRows, assignments, stats, clustered := transforms.Cluster(s, pairs, checked, copies, ranks, reps, link, cfg.Clustering(), cfg.Update, place) // phase 4
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // redirects join their targets' clusters
-	transforms.Assemble(s, meta, members, summaries, clustered, cfg.Index, place)
-	transforms.Sweeps(s, meta, members, clustered, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	sketches, tablesFor := transforms.SketchesFor(cfg.Columns.Redirect != "", clustered, reps, cfg.Index)
+	transforms.Assemble(s, meta, members, summaries, sketches, tablesFor, place)
+	transforms.Sweeps(s, meta, members, sketches, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	transforms.EquivalenceCounts(s, equiv, place.Partitions)
 }
 

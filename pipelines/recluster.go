@@ -60,9 +60,10 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	assignments, stats, clustered := transforms.Components(s, links, copies, ranks, reps, cfg.Clustering(), cfg.Update, place)
 	transforms.WritePairs(s, pairRows, link, place)
 	members, summaries := withRedirects(s, meta, nil, assignments, stats, cfg) // the stored redirects followed again
-	transforms.Assemble(s, meta, members, summaries, clustered, cfg.Index, place)
-	transforms.Sweeps(s, meta, members, clustered, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
-	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                           // for updates
+	sketches, tablesFor := transforms.SketchesFor(cfg.Columns.Redirect != "", clustered, reps, cfg.Index)
+	transforms.Assemble(s, meta, members, summaries, sketches, tablesFor, place)
+	transforms.Sweeps(s, meta, members, sketches, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                          // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its

@@ -47,9 +47,10 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, keys), bodies, cand, place)
 	lists, recapped := transforms.ShingleMerge(s, postings, cand, cfg.Update, place) // phase 2
-	// The index's sketches, for the anchored pairs' counts.
+	// The index's sketches, for the anchored pairs' counts (and, with
+	// redirects, the lost and found's resemblances).
 	var allReps beam.PCollection
-	if link.AnchorDocs > 0 {
+	if link.AnchorDocs > 0 || (cfg.MultiSweep && cfg.Columns.Redirect != "") {
 		allReps = beam.Flatten(s, reps, transforms.ReadSketches(s, index.sketches, place.Partitions))
 	}
 	pairs, carried := transforms.UpdatePairs(s, lists, recapped, allReps, link, cfg.CarryPairs, cfg.Update, place) // phase 3, new-new and new-old
@@ -65,13 +66,17 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	// Redirects followed again over the whole, old and new rows (Zhu et
 	// al.'s three cases: a URL's latest row wins it).
 	members, summaries := withRedirects(s, meta, index.docs, assignments, stats, cfg)
-	transforms.Assemble(s, meta, members, summaries, clustered, cfg.Index, place) // the index's rows read there
+	sketches, tablesFor := transforms.SketchesFor(cfg.Columns.Redirect != "", clustered, reps, cfg.Index)
+	transforms.Assemble(s, meta, members, summaries, sketches, tablesFor, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
 	// documents of the latest sweep, for the lost and found.
 	// The clustered sketches hold the index's in clusters, which the lost
 	// URLs' resemblances need.
 	all := beam.Flatten(s, meta, oldMeta)
-	transforms.Sweeps(s, all, members, clustered, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
+	if cfg.Columns.Redirect != "" && cfg.MultiSweep {
+		sketches = allReps
+	}
+	transforms.Sweeps(s, all, members, sketches, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	// The tables that only grow keep the index's shards as they are.
 	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place)
 	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place)

@@ -76,7 +76,7 @@ func Assemble(s beam.Scope, meta, assignments, stats, clustered beam.PCollection
 	// rows are read there, and every partition's receipt is expected.
 	meta = beam.Flatten(s, meta, everyPartition(s, place.Partitions))
 	joined := beam.CoGroupByKey(s, meta, assignments, stats, clustered)
-	members, largest := beam.ParDo2(s, &assembleFn{Index: index.Docs, Partitions: place.Partitions, TempDir: place.TempDir,
+	members, largest := beam.ParDo2(s, &assembleFn{Index: index.Docs, IndexSketches: index.Sketches, Partitions: place.Partitions, TempDir: place.TempDir,
 		Write: place.Write, Lanes: place.Lanes}, joined)
 	if !place.Write.Any(tables.MembersTable, tables.LargestTable) {
 		drainKV(s, members) // none; see drain
@@ -129,12 +129,13 @@ func topLargest(batches func(*[]byte) bool) ([]tables.Cluster, error) {
 }
 
 type assembleFn struct {
-	Index      []Shard // the index's docs shards, in an update
-	Partitions int
-	TempDir    string
-	Write      tables.Selection // of docs, clusters, members and largest, the tables it writes
-	Lanes      int
-	lanes      lanes[[2]func(int, []byte)]
+	Index         []Shard // the index's docs shards, in an update
+	IndexSketches []Shard // its sketches shards, when the stream is the representatives' (SketchesFor)
+	Partitions    int
+	TempDir       string
+	Write         tables.Selection // of docs, clusters, members and largest, the tables it writes
+	Lanes         int
+	lanes         lanes[[2]func(int, []byte)]
 }
 
 func (f *assembleFn) StartBundle(ctx context.Context, emitMembers, emitLargest func(int, []byte)) {
@@ -265,7 +266,7 @@ func (f *assembleFn) assemble(ctx context.Context, part int, metas, assigns, sta
 // representative with its sketch, read from the clustered sketches
 // (Components: the index's included, in an update).
 func (f *assembleFn) members(ctx context.Context, part int, docs []tables.Doc, repsIt func(*[]byte) bool) ([][]memberWire, error) {
-	reps, err := readSketches(ctx, repsIt)
+	reps, err := partitionSketches(ctx, repsIt, f.IndexSketches, part, f.Partitions)
 	if err != nil {
 		return nil, err
 	}
@@ -653,4 +654,17 @@ func decodeClusters(dst []tables.Cluster, b []byte) ([]tables.Cluster, error) {
 	var rows []tables.Cluster
 	err := json.Unmarshal(b, &rows)
 	return append(dst, rows...), err
+}
+
+// SketchesFor is the sketch stream Assemble and Sweeps read, and the index
+// tables beside it: the clustered sketches of Cluster (the index's
+// included), or, when redirects join pages to clusters after phase 4
+// (redirects), every representative's (reps) with the index's sketches
+// shards, since a page a redirect joined was in no component.
+func SketchesFor(redirects bool, clustered, reps beam.PCollection, index IndexTables) (beam.PCollection, IndexTables) {
+	if redirects {
+		return reps, index
+	}
+	index.Sketches = nil
+	return clustered, index
 }
