@@ -422,18 +422,10 @@ func addMetrics(m *output.Manifest, res metrics.Results) {
 			continue
 		}
 		if kind, ok := strings.CutPrefix(c.Name(), transforms.ReadsPrefix); ok {
-			if c.Result() == 0 {
-				continue // made ready for lanes, never used
-			}
-			r := m.Reads
 			if k, ok := strings.CutSuffix(kind, "_requests"); ok {
-				sum := r[k]
-				sum.Requests += c.Result()
-				r[k] = sum
+				m.Reads.Add(k, store.Reads{Requests: c.Result()})
 			} else if k, ok := strings.CutSuffix(kind, "_bytes"); ok {
-				sum := r[k]
-				sum.Bytes += c.Result()
-				r[k] = sum
+				m.Reads.Add(k, store.Reads{Bytes: c.Result()})
 			}
 			continue
 		}

@@ -69,9 +69,10 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	sketches, tablesFor := transforms.SketchesFor(cfg.Columns.Redirect != "", clustered, reps, cfg.Index)
 	transforms.Assemble(s, meta, members, summaries, sketches, tablesFor, place) // the index's rows read there
 	// The index's URLs are in its urls table; oldMeta holds only its
-	// documents of the latest sweep, for the lost and found.
-	// The clustered sketches hold the index's in clusters, which the lost
-	// URLs' resemblances need.
+	// documents of the latest sweep, for the lost and found. The lost
+	// URLs' resemblances need the index's sketches too: the clustered
+	// sketches hold them, the representatives' (with redirects) do not,
+	// so then they are read beside (allReps).
 	all := beam.Flatten(s, meta, oldMeta)
 	if cfg.Columns.Redirect != "" && cfg.MultiSweep {
 		sketches = allReps

@@ -58,11 +58,9 @@ func countReads(ctx context.Context, name string, r store.Reads) {
 		launcherReads.Lock()
 		defer launcherReads.Unlock()
 		if launcherReads.m == nil {
-			launcherReads.m = map[string]store.Reads{}
+			launcherReads.m = store.ReadsByKind{}
 		}
-		sum := launcherReads.m[kind]
-		sum.Add(r)
-		launcherReads.m[kind] = sum
+		launcherReads.m.Add(kind, r)
 		return
 	}
 	c := readCounters[kind]
@@ -72,14 +70,14 @@ func countReads(ctx context.Context, name string, r store.Reads) {
 
 var launcherReads struct {
 	sync.Mutex
-	m map[string]store.Reads
+	m store.ReadsByKind
 }
 
 // TakeLauncherReads returns the reads this process made outside any
 // bundle since it last was called, by kind, and starts them afresh: a
 // launcher calls it as a run begins and again as it ends. (Two runs at
 // once in one process share them.)
-func TakeLauncherReads() map[string]store.Reads {
+func TakeLauncherReads() store.ReadsByKind {
 	launcherReads.Lock()
 	defer launcherReads.Unlock()
 	m := maps.Clone(launcherReads.m)

@@ -53,7 +53,7 @@ type Dir struct {
 	Expect Expect
 	// LauncherReads, when set, gives the launcher's reads by kind, which
 	// Publish adds to the manifest's once it has proved the tables.
-	LauncherReads func() map[string]store.Reads
+	LauncherReads func() store.ReadsByKind
 }
 
 // Prepare readies dir for a run of command (run, update, recluster): it
@@ -133,9 +133,7 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 	}
 	if d.LauncherReads != nil {
 		for k, r := range d.LauncherReads() {
-			sum := m.Reads[k]
-			sum.Add(r)
-			m.Reads[k] = sum
+			m.Reads.Add(k, r)
 		}
 	}
 	m.BadFiles = append(m.BadFiles, p.bad...)
@@ -554,9 +552,9 @@ type Manifest struct {
 	// …): the requests and bytes of the workers and of the launcher (up
 	// to its proof of the tables), which on a cluster are the object
 	// store's egress and GETs.
-	Reads    map[string]store.Reads `json:"reads"`
-	Tables   map[string][]string    `json:"tables"`
-	BadFiles []BadFile              `json:"bad_files,omitempty"`
+	Reads    store.ReadsByKind   `json:"reads"`
+	Tables   map[string][]string `json:"tables"`
+	BadFiles []BadFile           `json:"bad_files,omitempty"`
 }
 
 // MemoryLimit is a soft memory limit and how it was chosen (memlimit).
@@ -584,7 +582,7 @@ func NewManifest(flags map[string]string) *Manifest {
 		LargestGroupBytes:     map[string]int64{},
 		GroupBytes:            map[string]int64{},
 		LargestSideInputBytes: map[string]int64{},
-		Reads:                 map[string]store.Reads{},
+		Reads:                 store.ReadsByKind{},
 	}
 	// The runtime's own figure, whatever set it; memlimit says how.
 	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {

@@ -22,6 +22,16 @@ func (r *Reads) Add(o Reads) {
 	r.Bytes += o.Bytes
 }
 
+// ReadsByKind are reads summed by the kind of file read (ReadsInput…).
+type ReadsByKind map[string]Reads
+
+// Add adds r to kind's sum.
+func (m ReadsByKind) Add(kind string, r Reads) {
+	sum := m[kind]
+	sum.Add(r)
+	m[kind] = sum
+}
+
 // The kinds of files read, as ReadsAs labels them (and the pipeline
 // classifies its temporary files by their folder).
 const (

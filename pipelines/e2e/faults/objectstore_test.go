@@ -205,7 +205,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 		return
 	}
 	inKey := strings.TrimPrefix(inPrefix, "s3://")
-	want := map[string]store.Reads{}
+	want := store.ReadsByKind{}
 	for key, r := range now {
 		r.Requests -= before[key].Requests
 		r.Bytes -= before[key].Bytes
@@ -221,9 +221,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 		case strings.Contains(key, "/_temporary/"):
 			kind = store.ReadsTemporary
 		}
-		sum := want[kind]
-		sum.Add(store.Reads{Requests: r.Requests, Bytes: r.Bytes})
-		want[kind] = sum
+		want.Add(kind, store.Reads{Requests: r.Requests, Bytes: r.Bytes})
 	}
 	if want[store.ReadsInput].Bytes == 0 || want[store.ReadsTemporary].Bytes == 0 {
 		t.Fatalf("the store served %+v: no input or no temporary files read", want)
