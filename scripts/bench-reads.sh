@@ -35,7 +35,7 @@ for f in "${files[@]}"; do
 	curl -fsS -X PUT --data-binary "@$f" "$AWS_ENDPOINT_URL/input/run/$(basename "$f")" -o /dev/null
 done
 # shellcheck disable=SC2086 # EXTRA is flags, split on purpose
-/usr/bin/time -v ./runner --verbose --input "s3://input/run/*.parquet" --output s3://output/run $EXTRA >run.out 2>run.err
+/usr/bin/time -v ./runner --verbose --input "s3://input/run/*.parquet" --output s3://output/run ${EXTRA:-} >run.out 2>run.err
 kill $srv
 wait $srv || true
 trap - EXIT
