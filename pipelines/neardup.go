@@ -173,7 +173,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 func execute(ctx context.Context, out *output.Dir, m *output.Manifest, start time.Time, w watch, build func(beam.Scope)) (*output.Manifest, error) {
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
-	stop := w.start(start)
+	stop := w.start(ctx, start)
 	release := out.Hold(ctx) // the lease renewed while the job runs and its tables are published
 	defer release()
 	unfollow := followLiveHeap(m.InputTextBytes)
@@ -240,16 +240,20 @@ type watch struct {
 // progressOut is where progress goes.
 var progressOut io.Writer = os.Stderr
 
-// start starts reporting, if wanted and if the workers run in this
-// process, where the progress counters are. It returns the function that
-// stops it.
-func (w watch) start(start time.Time) (stop func()) {
-	if w.mode == progress.Off || !workersInProcess() {
+// start starts reporting, if wanted: from the progress counters where the
+// workers run in this process, from the reports of the service that runs
+// the job where they run elsewhere (followRemote). It returns the
+// function that stops it.
+func (w watch) start(ctx context.Context, start time.Time) (stop func()) {
+	switch {
+	case w.mode == progress.Off:
 		return func() {}
+	case workersInProcess():
+		r := progress.Start(progressOut, w.mode, start)
+		r.SetTotal(w.rows)
+		return r.Stop
 	}
-	r := progress.Start(progressOut, w.mode, start)
-	r.SetTotal(w.rows)
-	return r.Stop
+	return followRemote(ctx, w, start)
 }
 
 // workersInProcess reports whether the SDK workers run in this process:
@@ -440,7 +444,7 @@ func addMetrics(m *output.Manifest, res metrics.Results) {
 			continue
 		}
 		v := d.Result()
-		if phase, ok := strings.CutSuffix(d.Name(), "_clock_ms"); ok {
+		if phase, ok := strings.CutSuffix(d.Name(), transforms.ClockSuffix); ok {
 			m.WallMS[phase] = max(m.WallMS[phase], v.Max-v.Min)
 		}
 		if step, ok := strings.CutPrefix(d.Name(), transforms.GroupBytesPrefix); ok {

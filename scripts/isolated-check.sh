@@ -408,6 +408,19 @@ refused refused-output --input "$s3/crawl/*.parquet" --output "$work/local" "${i
 [ ! -e "$work/local" ] || { echo "isolated-check: the refused run wrote $work/local" >&2; exit 1; }
 refused refused-input --input "$repo/testdata/crawl/*.parquet" --output "$s3/refused" "${isolated[@]}" "${common[@]}"
 
+# remote_progress NAME: the launcher of NAME, whose workers ran in the
+# pool, printed a line for each phase from the job server's reports
+# (GetJobMetrics), the last with every row read. Before the launcher
+# followed the job there, it printed no phase line at all.
+remote_progress() {
+  local log="$work/$1.log" phase
+  for phase in "phase 1 read/sketch" "phase 2 shingle merge" "phase 3 pair counting" "phase 4 clustering"; do
+    grep -q "^neardup: $phase started at " "$log" || { grep "^neardup:" "$log" >&2; echo "isolated-check: $1: no progress line for $phase" >&2; return 1; }
+  done
+  grep -Eq '^neardup: output started at .*, ([0-9]+)/\1 rows read$' "$log" || { grep "^neardup:" "$log" >&2; echo "isolated-check: $1: no output line with every row read" >&2; return 1; }
+  grep "^neardup: .* started at " "$log" | sed "s/^/isolated-check: $1: /" >&2
+}
+
 # The sample, then the corpus: through the isolated workers, then on the
 # embedded runner, the same s3:// input into another s3:// output.
 inputs=("sample=$s3/crawl/*.parquet")
@@ -417,6 +430,7 @@ for named in "${inputs[@]}"; do
   name=${named%%=*} input=${named#*=}
   run "isolated-$name" --input "$input" --output "$s3/isolated/$name" "${isolated[@]}" "${common[@]}"
   pool_memory "isolated-$name"
+  remote_progress "isolated-$name"
   run "embedded-$name" --input "$input" --output "$s3/embedded/$name" "${common[@]}"
   same_tables "$s3/isolated/$name" "$s3/embedded/$name"
 done

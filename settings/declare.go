@@ -465,7 +465,7 @@ var Declarations = []*Setting{
 			return nil
 		}},
 	{Name: "progress", Group: GroupRunner, Default: progress.Auto, Commands: Recluster | Update,
-		Help: "progress on stderr while the job runs in this process: auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line, every 5 s, even when stderr is not a terminal), never",
+		Help: "progress on stderr while the job runs (read from the job's service where the workers run elsewhere): auto (a status line rewritten in place on a terminal, one line per phase otherwise), always (the status line, every 5 s, even when stderr is not a terminal), never",
 		set: func(r *Run, v string) error {
 			if _, err := progress.ParseMode(v, nil); err != nil {
 				return err

@@ -21,7 +21,8 @@ import (
 )
 
 var (
-	docsRead     = beam.NewCounter(Namespace, "docs")
+	docsRead     = beam.NewCounter(Namespace, DocsCounter)
+	textRead     = beam.NewCounter(Namespace, TextBytesCounter)
 	docsOK       = beam.NewCounter(Namespace, "docs_ok")
 	docsEmpty    = beam.NewCounter(Namespace, "docs_empty")
 	docsTooShort = beam.NewCounter(Namespace, "docs_too_short")
@@ -257,6 +258,7 @@ func (f *sketchFn) ProcessElement(ctx context.Context, sp crawl.Split, emitMeta,
 	docsRejected.Inc(ctx, nRejected)
 	shinglesSeen.Inc(ctx, nShingles)
 	sketchValues.Inc(ctx, nValues)
+	textRead.Inc(ctx, nBytes)
 	progress.AddRead(sp.NumRows, nBytes)
 	return nil
 }

@@ -11,6 +11,14 @@ import (
 // Namespace is the metrics namespace of every neardup counter.
 const Namespace = "neardup"
 
+// The metrics a launcher follows a remote job's progress by, where the
+// workers' own progress counters are out of its reach.
+const (
+	DocsCounter      = "docs"       // input rows read
+	TextBytesCounter = "text_bytes" // the bytes of their document text (or HTML)
+	ClockSuffix      = "_clock_ms"  // PHASE_clock_ms: its elements' start and end times, Unix ms
+)
+
 // phaseTimer records where a phase's time goes. The runner fuses and
 // overlaps phases, so the manifest reports both the time the phase's DoFns
 // spent working (busy, summed over workers) and the wall-clock window from
@@ -25,12 +33,14 @@ type phaseTimer struct {
 }
 
 func newPhaseTimer(phase string) phaseTimer {
-	return phaseTimer{beam.NewCounter(Namespace, phase+"_busy_ms"), beam.NewDistribution(Namespace, phase+"_clock_ms"),
-		progress.NewPhase(phaseLabel(phase))}
+	return phaseTimer{beam.NewCounter(Namespace, phase+"_busy_ms"), beam.NewDistribution(Namespace, phase+ClockSuffix),
+		progress.NewPhase(PhaseLabel(phase))}
 }
 
-// phaseLabel names a phase in the progress line.
-func phaseLabel(phase string) string {
+// PhaseLabel names a phase ("phase2_shingle_merge", as its metrics are
+// named: PHASE_busy_ms, PHASE_clock_ms) in the progress line ("phase 2
+// shingle merge").
+func PhaseLabel(phase string) string {
 	switch phase {
 	case "phase1_sketch":
 		return "phase 1 read/sketch"

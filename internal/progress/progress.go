@@ -148,15 +148,47 @@ func Terminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// Snapshot is one reading of a run's progress.
+type Snapshot struct {
+	Rows, Bytes int64     // rows read, and the bytes of their document text
+	Started     []Started // the phases started so far, in any order
+}
+
+// Started is a phase seen started: when, and how many rows had been read
+// by then.
+type Started struct {
+	Name string
+	At   time.Time
+	Rows int64
+}
+
+// Source reads a run's progress; the Reporter calls it at every poll
+// (every 200 ms), so it must not wait on the network.
+type Source func() Snapshot
+
+// Local reads the counters of the workers in this process.
+func Local() Snapshot {
+	s := Snapshot{Rows: rowsRead.Load(), Bytes: textBytes.Load()}
+	phasesMu.Lock()
+	for _, p := range phases {
+		if m := p.mark.Load(); m != nil {
+			s.Started = append(s.Started, Started{p.name, m.at, m.rows})
+		}
+	}
+	phasesMu.Unlock()
+	return s
+}
+
 // Reporter prints the progress of one run until Stop.
 type Reporter struct {
-	out   io.Writer
-	mode  Mode
-	start time.Time
-	now   func() time.Time
-	total atomic.Int64 // rows in the input; 0 while unknown
+	out    io.Writer
+	mode   Mode
+	start  time.Time
+	now    func() time.Time
+	total  atomic.Int64 // rows in the input; 0 while unknown
+	source Source
 
-	printed  map[*Phase]bool // phase lines already printed
+	printed  map[string]bool // phase lines already printed
 	lastLine time.Time       // when the status line was last printed
 	width    int             // length of the live line on screen, 0 when none
 	readEnd  time.Time       // when the last row was read: the rate stops there
@@ -164,22 +196,32 @@ type Reporter struct {
 	stop, done chan struct{}
 }
 
-// Start resets the counters and starts reporting on out in mode, timing
-// the run from start. It returns nil for Off; a nil Reporter's methods do
-// nothing.
+// Start resets the counters and starts reporting on out in mode the
+// progress of workers in this process (Local), timing the run from start.
+// It returns nil for Off; a nil Reporter's methods do nothing.
 func Start(out io.Writer, mode Mode, start time.Time) *Reporter {
 	if mode == Off {
 		return nil
 	}
 	Reset()
+	return StartFrom(out, mode, start, Local)
+}
+
+// StartFrom starts reporting on out in mode the progress that src reads,
+// timing the run from start. It returns nil for Off.
+func StartFrom(out io.Writer, mode Mode, start time.Time, src Source) *Reporter {
+	if mode == Off {
+		return nil
+	}
 	r := newReporter(out, mode, start, time.Now)
+	r.source = src
 	r.stop, r.done = make(chan struct{}), make(chan struct{})
 	go r.loop()
 	return r
 }
 
 func newReporter(out io.Writer, mode Mode, start time.Time, now func() time.Time) *Reporter {
-	return &Reporter{out: out, mode: mode, start: start, now: now, printed: map[*Phase]bool{}, lastLine: start}
+	return &Reporter{out: out, mode: mode, start: start, now: now, source: Local, printed: map[string]bool{}, lastLine: start}
 }
 
 // SetTotal gives the number of input rows, when known.
@@ -219,24 +261,13 @@ type state struct {
 	now         time.Time
 	rows, bytes int64
 	total       int64
-	started     []started // the phases started, in order of their start
-}
-
-type started struct {
-	p *Phase
-	mark
+	started     []Started // the phases started, in order of their start
 }
 
 func (r *Reporter) read() state {
-	s := state{now: r.now(), rows: rowsRead.Load(), bytes: textBytes.Load(), total: r.total.Load()}
-	phasesMu.Lock()
-	for _, p := range phases {
-		if m := p.mark.Load(); m != nil {
-			s.started = append(s.started, started{p, *m})
-		}
-	}
-	phasesMu.Unlock()
-	slices.SortStableFunc(s.started, func(a, b started) int { return a.at.Compare(b.at) })
+	snap := r.source()
+	s := state{now: r.now(), rows: snap.Rows, bytes: snap.Bytes, total: r.total.Load(), started: slices.Clone(snap.Started)}
+	slices.SortStableFunc(s.started, func(a, b Started) int { return a.At.Compare(b.At) })
 	if s.total > 0 && s.rows >= s.total && r.readEnd.IsZero() {
 		r.readEnd = s.now
 	}
@@ -274,11 +305,11 @@ func (r *Reporter) phaseLines(s state) {
 		return
 	}
 	for _, st := range s.started {
-		if r.printed[st.p] {
+		if r.printed[st.Name] {
 			continue
 		}
-		r.printed[st.p] = true
-		fmt.Fprintf(r.out, "neardup: %s started at %s%s\n", st.p.name, seconds(st.at.Sub(r.start)), rowsPart(st.rows, s.total))
+		r.printed[st.Name] = true
+		fmt.Fprintf(r.out, "neardup: %s started at %s%s\n", st.Name, seconds(st.At.Sub(r.start)), rowsPart(st.Rows, s.total))
 	}
 }
 
@@ -302,7 +333,7 @@ func (r *Reporter) statusLine(s state) {
 func (r *Reporter) status(s state) string {
 	phase := "starting"
 	if n := len(s.started); n > 0 {
-		phase = s.started[n-1].p.name
+		phase = s.started[n-1].Name
 	}
 	line := fmt.Sprintf("neardup: %s, %s%s", seconds(s.now.Sub(r.start)), phase, rowsPart(s.rows, s.total))
 	if s.total > 0 {
