@@ -3,7 +3,17 @@
 # prints the commands, and they must be exactly these.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for f in scripts/run-*.sh scripts/lib/launch.sh; do bash -n "$f"; done
+for f in scripts/run-*.sh scripts/flink-check.sh scripts/lib/launch.sh; do bash -n "$f"; done
+
+# flink-check.sh (run through a job server by isolated-check.sh) refuses,
+# before it builds or copies anything, a call without its two arguments
+# and a STORE the task managers could not reach.
+for args in "" "localhost:8099" "localhost:8099 /tmp/check"; do
+  rc=0
+  # shellcheck disable=SC2086 # the arguments are words
+  scripts/flink-check.sh $args > /dev/null 2>&1 || rc=$?
+  [ "$rc" = 2 ] || { echo "flink-check.sh $args: exit $rc, want 2 (refused)"; exit 1; }
+done
 
 beam=$(awk '$1 == "github.com/apache/beam/sdks/v2" {print $2}' go.mod | sed 's/^v//')
 

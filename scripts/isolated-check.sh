@@ -189,6 +189,9 @@ build -o "$work/boot" github.com/apache/beam/sdks/v2/go/container
 build -o "$work/runner" ./cmd/runner
 build -o "$work/tablediff" ./scripts/tablediff
 build -o "$work/s3server" ./scripts/s3server
+# The worker binary scripts/flink-check.sh builds (as run-flink.sh does):
+# built here, within the build time, so that its own build finds it done.
+CGO_ENABLED=0 GOOS=linux GOARCH=amd64 build -o "$work/flink-worker" ./cmd/runner
 echo "isolated-check: built in $((SECONDS - t0)) s" >&2
 
 t0=$SECONDS
@@ -464,6 +467,23 @@ if [ "$(cd "$work/export-embedded" && ls ./*.parquet)" != "$(cd "$work/export-is
   echo "isolated-check: the exports hold different files" >&2
   exit 1
 fi
+
+# scripts/flink-check.sh, the check a Flink user runs on their cluster,
+# here through this job server: --runner=flink is the Go SDK's universal
+# runner, the job-API path a Flink job server takes, and the pool stands
+# in for the task managers' Docker harness. Its tables must equal the
+# golden digests, and its launcher print the phase lines.
+t=$SECONDS
+if ! WORKER_BINARY="$work/flink-worker" TMPDIR="$work/tmp" within scripts/flink-check.sh "localhost:$job_port" "$s3/flink-check" \
+  --environment_type=EXTERNAL --environment_config=localhost:50000 --beam_strict > "$work/flink-check.out" 2> "$work/flink-check.log"; then
+  tail -40 "$work/flink-check.log" >&2
+  cat "$work/flink-check.out" >&2
+  echo "isolated-check: scripts/flink-check.sh failed" >&2
+  exit 1
+fi
+grep "^flink-check: PASS" "$work/flink-check.out" | sed "s/^/isolated-check: /" >&2
+remote_progress flink-check
+echo "isolated-check: flink-check: $((SECONDS - t)) s" >&2
 echo "isolated-check: checks took $((SECONDS - t0)) s" >&2
 
-echo "isolated-check: the sample${corpus:+ and $corpus_name} through workers that share nothing with the launcher, input and output on s3://, give the embedded runner's tables (an update too), the export its bytes, and a local path is refused before submission"
+echo "isolated-check: the sample${corpus:+ and $corpus_name} through workers that share nothing with the launcher, input and output on s3://, give the embedded runner's tables (an update too), the export its bytes, scripts/flink-check.sh the golden digests, the launchers their phase lines, and a local path is refused before submission"

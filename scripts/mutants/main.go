@@ -41,6 +41,30 @@ type mutation struct {
 
 var mutations = []mutation{
 	{
+		name: "remote progress: the job's metrics read only when the job has ended",
+		file: "internal/jobwatch/jobwatch.go",
+		old:  "		case <-t.C:\n			w.poll(ctx)",
+		new:  "		case <-t.C:",
+		pkgs: []string{"./pipelines"},
+		run:  "TestRemoteProgress",
+	},
+	{
+		name: "remote progress: an older job of the same name taken for the one submitted",
+		file: "internal/jobwatch/jobwatch.go",
+		old:  "if j.GetJobName() == js.name && !js.before[j.GetJobId()] {",
+		new:  "if j.GetJobName() == js.name {",
+		pkgs: []string{"./internal/jobwatch"},
+		run:  "TestJobServiceFindsTheNewJob",
+	},
+	{
+		name: "remote progress: a phase's start taken from its clock's latest time",
+		file: "pipelines/remote.go",
+		old:  "if at, ok := starts[phase]; !ok || v.Min < at {\n			starts[phase] = v.Min",
+		new:  "if at, ok := starts[phase]; !ok || v.Max < at {\n			starts[phase] = v.Max",
+		pkgs: []string{"./pipelines"},
+		run:  "TestRemoteProgress",
+	},
+	{
 		name: "exact components: a component labelled by its root, not its smallest ID",
 		file: "similarity/simjoin/components.go",
 		old:  "if id, ok := smallest[r]; !ok || c.ids[x] < id {",
