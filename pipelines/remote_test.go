@@ -16,7 +16,9 @@ import (
 // and keeps the rows read when it was first seen; other namespaces and
 // metrics are not figures of progress.
 func TestRemoteProgressReading(t *testing.T) {
-	key := func(step, name, ns string) metrics.StepKey { return metrics.StepKey{Step: step, Name: name, Namespace: ns} }
+	key := func(step, name, ns string) metrics.StepKey {
+		return metrics.StepKey{Step: step, Name: name, Namespace: ns}
+	}
 	clock := func(step string, min, max int64) metrics.DistributionResult {
 		return metrics.DistributionResult{Committed: metrics.DistributionValue{Count: 2, Sum: min + max, Min: min, Max: max}, Key: key(step, "phase2_shingle_merge_clock_ms", "neardup")}
 	}
