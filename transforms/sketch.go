@@ -315,8 +315,7 @@ func (w *featuresWriter) add(ctx context.Context, doc uint64, rs *rowsketch.Sket
 			return err
 		}
 	}
-	w.file.Append(doc, func(b []byte) ([]byte, bool) { return rs.AppendVerifiable(b, doc) })
-	return nil
+	return w.file.Append(doc, func(b []byte) ([]byte, bool) { return rs.AppendVerifiable(b, doc) })
 }
 
 func (w *featuresWriter) flush(ctx context.Context) error {
@@ -324,7 +323,7 @@ func (w *featuresWriter) flush(ctx context.Context) error {
 		return nil
 	}
 	first := w.file.First()
-	name := store.Join(w.dir, featuresFileName(first))
+	name := store.Join(w.dir, featuresFileName(w.file.Extent()))
 	if err := store.WriteFile(ctx, name, w.file.Bytes()); err != nil {
 		return err
 	}
@@ -333,20 +332,24 @@ func (w *featuresWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-// featuresFileName names the features file whose first document is
-// first: by its input file and row, so that the name says where in the
-// slice the file begins (featuresFileFirst reads it back).
-func featuresFileName(first uint64) string {
-	return fmt.Sprintf("%06d-%012d.features", first>>40, first&(1<<40-1))
+// featuresFileName names the features file of extent ext: by the input
+// file and row of its first document, so that the name says where in the
+// slice the file begins, then by its count of records and the rows they
+// span, so that a reader goes straight to the index entries its
+// documents can have (featurefile.Read); featuresFileExtent reads them
+// back.
+func featuresFileName(ext featurefile.Extent) string {
+	return fmt.Sprintf("%06d-%012d-%d-%d.features", ext.First>>40, ext.First&(1<<40-1), ext.Count, ext.Span)
 }
 
-// featuresFileFirst is the first document of the features file named
-// name (a path ending in a featuresFileName).
-func featuresFileFirst(name string) (uint64, error) {
-	var file int
+// featuresFileExtent is the extent of the features file named name (a
+// path ending in a featuresFileName).
+func featuresFileExtent(name string) (featurefile.Extent, error) {
+	var file, count int
 	var row int64
-	if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d.features", &file, &row); err != nil {
-		return 0, fmt.Errorf("a features file named %q: %w", name, err)
+	var span uint64
+	if _, err := fmt.Sscanf(path.Base(name), "%06d-%012d-%d-%d.features", &file, &row, &count, &span); err != nil || count <= 0 || span < uint64(count) {
+		return featurefile.Extent{}, fmt.Errorf("a features file named %q: not FILE-ROW-COUNT-SPAN.features (%v)", name, err)
 	}
-	return crawl.DocID(file, row), nil
+	return featurefile.Extent{First: crawl.DocID(file, row), Count: count, Span: span}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/clustering/policy"
 	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/io/crawl"
+	"github.com/neardup/neardup/io/featurefile"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -322,18 +323,21 @@ func TestSizesMayLinkNeverSkipsALink(t *testing.T) {
 	}
 }
 
-// TestFeaturesFileNames: Verify finds where a features file begins from
-// the name phase 1 gave it, on any store.
+// TestFeaturesFileNames: Verify finds where a features file begins, and
+// how many records it holds, from the name phase 1 gave it, on any store.
 func TestFeaturesFileNames(t *testing.T) {
-	for _, doc := range []uint64{0, crawl.DocID(0, 16383), crawl.DocID(7, 1<<39), crawl.DocID(999999, 123456789012)} {
+	for i, doc := range []uint64{0, crawl.DocID(0, 16383), crawl.DocID(7, 1<<39), crawl.DocID(999999, 123456789012)} {
+		ext := featurefile.Extent{First: doc, Count: []int{1, 16384, 7, 2049}[i], Span: []uint64{1, 16384, 9, 16000}[i]}
 		for _, dir := range []string{"/tmp/out/_temporary/r/features", "s3://bucket/a b/_temporary/r/features"} {
-			got, err := featuresFileFirst(dir + "/" + featuresFileName(doc))
-			if err != nil || got != doc {
-				t.Errorf("%d in %s: read back as %d, %v", doc, dir, got, err)
+			got, err := featuresFileExtent(dir + "/" + featuresFileName(ext))
+			if err != nil || got != ext {
+				t.Errorf("%+v in %s: read back as %+v, %v", ext, dir, got, err)
 			}
 		}
 	}
-	if _, err := featuresFileFirst("/tmp/x/part-0.parquet"); err == nil {
-		t.Error("a name that is not a features file read as one")
+	for _, name := range []string{"/tmp/x/part-0.parquet", "/tmp/x/000001-000000000002.features", "/tmp/x/000001-000000000002-0-0.features", "/tmp/x/000001-000000000002-5-4.features"} {
+		if _, err := featuresFileExtent(name); err == nil {
+			t.Errorf("%s read as a features file", name)
+		}
 	}
 }

@@ -256,8 +256,8 @@ func readFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config, 
 // featuresFile is a features file Sketch wrote: it holds the documents
 // from its first (named) up to the next file's first.
 type featuresFile struct {
-	name  string
-	first uint64
+	name string
+	featurefile.Extent
 }
 
 // featuresFilesBySlice reads the first documents of the features files
@@ -265,14 +265,14 @@ type featuresFile struct {
 func featuresFilesBySlice(names []string) (map[int][]featuresFile, error) {
 	bySlice := make(map[int][]featuresFile)
 	for _, name := range names {
-		first, err := featuresFileFirst(name)
+		ext, err := featuresFileExtent(name)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		bySlice[verifySlice(first)] = append(bySlice[verifySlice(first)], featuresFile{name, first})
+		bySlice[verifySlice(ext.First)] = append(bySlice[verifySlice(ext.First)], featuresFile{name, ext})
 	}
 	for _, fs := range bySlice {
-		slices.SortFunc(fs, func(x, y featuresFile) int { return cmp.Compare(x.first, y.first) })
+		slices.SortFunc(fs, func(x, y featuresFile) int { return cmp.Compare(x.First, y.First) })
 	}
 	return bySlice, nil
 }
@@ -288,17 +288,17 @@ func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config,
 	}
 	found := make(map[uint64]packed.Features, len(docs))
 	for i, fl := range fs {
-		lo := fl.first
+		lo := fl.First
 		hi := uint64(math.MaxUint64)
 		if i+1 < len(fs) {
-			hi = fs[i+1].first
+			hi = fs[i+1].First
 		}
 		from, _ := slices.BinarySearch(docs, lo)
 		to, _ := slices.BinarySearch(docs, hi)
 		if from == to {
 			continue
 		}
-		xs, err := featurefile.Read(ctx, fl.name, docs[from:to])
+		xs, err := featurefile.Read(ctx, fl.name, fl.Extent, docs[from:to])
 		if err != nil {
 			return nil, err
 		}
