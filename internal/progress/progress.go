@@ -163,7 +163,8 @@ type Started struct {
 }
 
 // Source reads a run's progress; the Reporter calls it at every poll
-// (every 200 ms), so it must not wait on the network.
+// (every 200 ms), so it must not wait on the network. The Snapshot is the
+// caller's: the Reporter sorts its Started in place.
 type Source func() Snapshot
 
 // Local reads the counters of the workers in this process.
@@ -266,7 +267,7 @@ type state struct {
 
 func (r *Reporter) read() state {
 	snap := r.source()
-	s := state{now: r.now(), rows: snap.Rows, bytes: snap.Bytes, total: r.total.Load(), started: slices.Clone(snap.Started)}
+	s := state{now: r.now(), rows: snap.Rows, bytes: snap.Bytes, total: r.total.Load(), started: snap.Started}
 	slices.SortStableFunc(s.started, func(a, b Started) int { return a.At.Compare(b.At) })
 	if s.total > 0 && s.rows >= s.total && r.readEnd.IsZero() {
 		r.readEnd = s.now

@@ -111,11 +111,6 @@ func (b *Builder) Reset() {
 	b.data, b.docs, b.offs = b.data[:0], b.docs[:0], b.offs[:0]
 }
 
-// tailRead is how much of a file's end one read takes, to get the footer
-// and, for a file of up to about 8,000 records, its whole index, when the
-// reader is not told the file's Extent.
-const tailRead = 64 << 10
-
 // mergeGap is the largest gap between two records needed that one read
 // spans rather than two: about one record. On a local file a read costs
 // about as much as copying 4 KB more (reading through 256 KB gaps on local
@@ -145,7 +140,7 @@ type directReader interface {
 // Extent is what a reader can know of a file before reading any of it
 // (the writer puts it in the file's name): its first document, how many
 // records it holds, and the span of document numbers they cover (the
-// last's minus the first's, plus one). The zero Extent is unknown.
+// last's minus the first's, plus one).
 type Extent struct {
 	First uint64
 	Count int
@@ -161,17 +156,16 @@ func (b *Builder) Extent() Extent {
 }
 
 // Read returns the records of docs (sorted, distinct) that the file name
-// holds, in document order; documents it does not hold are left out.
+// of extent ext holds, in document order; documents it does not hold are
+// left out.
 //
 // Told the file's Extent, Read needs no look at the file first: a
 // document d's index entry can only be among the entries from
 // d - First - (Span - Count), the records missing before it at most, up
 // to d - First, so it reads those windows of the index (about one entry a
 // document when few rows lack a record) with the footer, then the
-// records. Not told (the zero Extent), it reads the last tailRead bytes
-// (and the rest of the index after, if larger), then the records. Records
-// closer than mergeGap are read in one request, and up to inFlight
-// requests of a file go out at once.
+// records. Records closer than mergeGap are read in one request, and up
+// to inFlight requests of a file go out at once.
 func Read(ctx context.Context, name string, ext Extent, docs []uint64) ([]packed.Features, error) {
 	if len(docs) == 0 {
 		return nil, nil
@@ -188,12 +182,7 @@ func Read(ctx context.Context, name string, ext Extent, docs []uint64) ([]packed
 	if size < footerSize {
 		return nil, f.bad("too short")
 	}
-	var spans []span
-	if ext.Count > 0 {
-		spans, err = f.spansTold(ext, docs)
-	} else {
-		spans, err = f.spansFromTail(docs)
-	}
+	spans, err := f.spans(ext, docs)
 	if err != nil {
 		return nil, err
 	}
@@ -218,19 +207,13 @@ type span struct {
 	from, to int64
 }
 
-// footer checks the footer in b (its last footerSize bytes) and returns
-// the first document, the records and where the index begins.
-func (f *file) footer(b []byte) (first uint64, n, indexAt int64, err error) {
+// footer checks the footer b and returns the first document and the
+// records it gives.
+func (f *file) footer(b []byte) (first uint64, n int64, err error) {
 	if string(b[len(b)-4:]) != magic {
-		return 0, 0, 0, f.bad("no footer")
+		return 0, 0, f.bad("no footer")
 	}
-	n = int64(le.Uint32(b[len(b)-8:]))
-	first = le.Uint64(b[len(b)-footerSize:])
-	indexAt = f.size - footerSize - n*entrySize
-	if indexAt < 0 {
-		return 0, 0, 0, f.bad("index larger than the file")
-	}
-	return first, n, indexAt, nil
+	return le.Uint64(b), int64(le.Uint32(b[8:])), nil
 }
 
 // entry is index entry i of index (entries from the index's start).
@@ -238,52 +221,13 @@ func entry(index []byte, i int64) (delta uint32, off int64) {
 	return le.Uint32(index[i*entrySize:]), int64(le.Uint32(index[i*entrySize+4:]))
 }
 
-// spansFromTail reads the file's tail, and its whole index, for the
-// spans of docs.
-func (f *file) spansFromTail(docs []uint64) ([]span, error) {
-	tail := make([]byte, min(f.size, tailRead))
-	if err := f.read(tail, f.size-int64(len(tail))); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.name, err)
-	}
-	first, n, indexAt, err := f.footer(tail)
-	if err != nil {
-		return nil, err
-	}
-	index := tail[:len(tail)-footerSize]
-	if tailAt := f.size - int64(len(tail)); indexAt >= tailAt {
-		index = index[indexAt-tailAt:]
-	} else {
-		index = make([]byte, n*entrySize)
-		if err := f.read(index, indexAt); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
-		}
-	}
-	var spans []span
-	for i := range n {
-		delta, from := entry(index, i)
-		doc := first + uint64(delta)
-		if _, ok := slices.BinarySearch(docs, doc); !ok {
-			continue
-		}
-		to := indexAt
-		if i+1 < n {
-			_, to = entry(index, i+1)
-		}
-		if from < 0 || to < from || to > indexAt {
-			return nil, f.bad(fmt.Sprintf("record %d spans %d to %d of %d", i, from, to, indexAt))
-		}
-		spans = append(spans, span{doc, from, to})
-	}
-	return spans, nil
-}
-
-// spansTold reads the windows of the index where docs' entries can be,
-// and the footer, all at once, for the spans of docs.
-func (f *file) spansTold(ext Extent, docs []uint64) ([]span, error) {
+// spans reads the windows of the index where docs' entries can be, and
+// the footer, all at once, for the spans of docs.
+func (f *file) spans(ext Extent, docs []uint64) ([]span, error) {
 	n := int64(ext.Count)
 	indexAt := f.size - footerSize - n*entrySize
-	if indexAt < 0 || ext.Span < uint64(ext.Count) {
-		return nil, f.bad(fmt.Sprintf("%d bytes cannot hold the %d records its name says", f.size, ext.Count))
+	if n <= 0 || indexAt < 0 || ext.Span < uint64(ext.Count) {
+		return nil, f.bad(fmt.Sprintf("%d bytes cannot hold the %d records of its extent", f.size, ext.Count))
 	}
 	missing := int64(ext.Span) - n
 	// Each document's window of entries, [lo, hi], and one more entry for
@@ -293,6 +237,14 @@ func (f *file) spansTold(ext Extent, docs []uint64) ([]span, error) {
 		buf    []byte
 	}
 	var ws []window
+	// The documents the file can hold, each with its entry's window.
+	type want struct {
+		doc    uint64
+		at     int64 // its delta from the file's first
+		lo, hi int64 // its window
+		w      int   // the window of ws that holds it
+	}
+	var wants []want
 	for _, d := range docs {
 		if d < ext.First || d-ext.First >= ext.Span {
 			continue
@@ -304,9 +256,10 @@ func (f *file) spansTold(ext Extent, docs []uint64) ([]span, error) {
 		}
 		if k := len(ws) - 1; k >= 0 && lo <= ws[k].hi+1+windowGap {
 			ws[k].hi = max(ws[k].hi, hi)
-			continue
+		} else {
+			ws = append(ws, window{lo: lo, hi: hi})
 		}
-		ws = append(ws, window{lo: lo, hi: hi})
+		wants = append(wants, want{d, at, lo, hi, len(ws) - 1})
 	}
 	reads := make([]rangeRead, 0, len(ws)+1)
 	for i := range ws {
@@ -328,7 +281,7 @@ func (f *file) spansTold(ext Extent, docs []uint64) ([]span, error) {
 	if err := f.readAll(reads); err != nil {
 		return nil, err
 	}
-	first, count, _, err := f.footer(foot)
+	first, count, err := f.footer(foot)
 	if err != nil {
 		return nil, err
 	}
@@ -336,29 +289,17 @@ func (f *file) spansTold(ext Extent, docs []uint64) ([]span, error) {
 		return nil, f.bad(fmt.Sprintf("it holds %d records from doc %d, not the %d from doc %d its name says", count, first, n, ext.First))
 	}
 	var spans []span
-	k := 0
-	for _, d := range docs {
-		if d < ext.First || d-ext.First >= ext.Span {
-			continue
-		}
-		at := int64(d - ext.First)
-		for k < len(ws) && ws[k].hi < min(n-1, at) {
-			k++
-		}
-		if k == len(ws) {
-			break
-		}
-		w := ws[k]
-		lo, hi := max(w.lo, at-missing), min(w.hi, at)
+	for _, d := range wants {
+		w := ws[d.w]
 		// The entries' deltas increase: search the window for d's.
-		i, found := sort.Find(int(hi-lo+1), func(j int) int {
-			delta, _ := entry(w.buf, lo-w.lo+int64(j))
-			return cmp.Compare(uint64(at), uint64(delta))
+		i, found := sort.Find(int(d.hi-d.lo+1), func(j int) int {
+			delta, _ := entry(w.buf, d.lo-w.lo+int64(j))
+			return cmp.Compare(uint64(d.at), uint64(delta))
 		})
 		if !found {
 			continue
 		}
-		e := lo - w.lo + int64(i)
+		e := d.lo - w.lo + int64(i)
 		_, from := entry(w.buf, e)
 		to := indexAt
 		if w.lo+e+1 < n {
@@ -367,7 +308,7 @@ func (f *file) spansTold(ext Extent, docs []uint64) ([]span, error) {
 		if from < 0 || to < from || to > indexAt {
 			return nil, f.bad(fmt.Sprintf("record %d spans %d to %d of %d", w.lo+e, from, to, indexAt))
 		}
-		spans = append(spans, span{d, from, to})
+		spans = append(spans, span{d.doc, from, to})
 	}
 	return spans, nil
 }
