@@ -12,14 +12,15 @@
 #
 # e.g. on a crawl of `go run ./cmd/bench gen --docs 300000 --text unicode`.
 # Environment: BENCH (work folder, default /tmp/reads-bench), EXTRA (more
-# runner flags). The store holds the input and the output in memory:
+# runner flags), RUNNER (a runner binary to measure instead of this
+# tree's, for a before and after). The store holds the input and the output in memory:
 # about twice the input's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: $0 FILE.parquet..." >&2; exit 2; }
 BENCH=${BENCH:-/tmp/reads-bench}
 mkdir -p "$BENCH"
-go build -o "$BENCH/runner" ./cmd/runner
+if [ -n "${RUNNER:-}" ]; then cp "$RUNNER" "$BENCH/runner"; else go build -o "$BENCH/runner" ./cmd/runner; fi
 go build -o "$BENCH/s3server" ./scripts/s3server
 files=()
 for f in "$@"; do files+=("$(realpath "$f")"); done

@@ -607,7 +607,9 @@ func ReadManifest(ctx context.Context, dir string) (*Manifest, error) {
 	} else if !ok {
 		return nil, fmt.Errorf("%s is not a finished neardup output (no %s)", dir, SuccessMarker)
 	}
-	b, err := store.ReadFile(ctx, store.Join(dir, ManifestFile))
+	// An output's: an update or recluster counts it with the index's
+	// tables (the manifest's reads).
+	b, err := store.ReadFile(store.ReadsAs(ctx, store.ReadsOutput), store.Join(dir, ManifestFile))
 	if err != nil {
 		return nil, err
 	}

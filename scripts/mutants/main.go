@@ -469,6 +469,22 @@ var mutations = []mutation{
 		run:  "TestVerifyExact",
 	},
 	{
+		name: "crawl: a split read with the file's own footer, not the one it carries",
+		file: "io/crawl/crawl.go",
+		old:  "if sp.Footer != nil && skip == 0 && sp.Pin.Size > 0 {",
+		new:  "if false {",
+		pkgs: []string{"./io/crawl"},
+		run:  "TestSplitCarriesFooter",
+	},
+	{
+		name: "crawl: a split's footer cut with its row group's statistics",
+		file: "io/crawl/footer.go",
+		old:  "c.MetaData.Statistics = format.Statistics{}",
+		new:  "",
+		pkgs: []string{"./io/crawl"},
+		run:  "TestSplitFooterIsSmall",
+	},
+	{
 		name: "featurefile: a document's window of the index not widened by the rows before it that lack a record",
 		file: "io/featurefile/featurefile.go",
 		old:  "missing := int64(ext.Span) - n",

@@ -24,6 +24,7 @@ import (
 	"github.com/neardup/neardup/internal/s3test"
 	"github.com/neardup/neardup/internal/testing/pipelinetest"
 	"github.com/neardup/neardup/io/export"
+	"github.com/neardup/neardup/io/objstore"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
@@ -142,6 +143,7 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 	// The update with the second half: a multiple of the index's
 	// partitions, as TestUpdateEqualsFullRun takes.
 	cfg.Partitions = 10
+	readsBefore = objectReads(srv)
 	um, err := pipelines.Update(ctx, pipelines.UpdateOptions{From: out, Options: pipelines.Options{Input: newIn + "/*.parquet", Output: up, Config: cfg}})
 	if err != nil {
 		t.Fatalf("Update on the store: %v", err)
@@ -150,6 +152,7 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 		t.Errorf("the update names %q as its index, want %s", um.UpdatedFrom, out)
 	}
 	step("update on the store")
+	checkReadsCounted(t, srv, readsBefore, um, newIn+"/", out+"/")
 	uref := pipelinetest.RunUpdate(t, ref.Dir, newGlb, cfg)
 	step("update locally")
 	checkStoreOutput(t, srv, up, um, uref, local)
@@ -193,18 +196,32 @@ func objectReads(srv objectServer) map[string]s3test.ObjectReads {
 // checkReadsCounted checks a run's manifest's reads against what the
 // store served it (its GETs since before, by object key): the same
 // requests and bytes of each kind, the kinds told here from the keys
-// (the input's folder; features and other files under the output's
-// temporary folder). The whole against the input's bytes is a
-// benchmark's (scripts/bench-reads.sh, BENCHMARKS.md): on the sample's
-// small files of three row groups, each split's own footer read weighs
-// as it does not on a crawl's.
-func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.ObjectReads, m *output.Manifest, inPrefix string) {
+// (the input's folder; an update's index, the output at indexPrefix;
+// features and other files under the output's temporary folder). And each input byte is read once, but for the
+// footer's tail, which the launcher (its plan) and the worker that cuts
+// the file's splits read (objstore's 64 KiB tail, and the 4-byte magic):
+// each split reads only its row group's column chunks, with the footer
+// its element carries (crawl's footer.go). The whole against the input's
+// bytes is a benchmark's (scripts/bench-reads.sh, BENCHMARKS.md).
+func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.ObjectReads, m *output.Manifest, inPrefix string, indexPrefix ...string) {
 	t.Helper()
 	now := objectReads(srv)
 	if now == nil {
 		return
 	}
 	inKey := strings.TrimPrefix(inPrefix, "s3://")
+	var indexKeys []string
+	for _, p := range indexPrefix {
+		indexKeys = append(indexKeys, strings.TrimPrefix(p, "s3://"))
+	}
+	isIndex := func(key string) bool {
+		for _, p := range indexKeys {
+			if strings.HasPrefix(key, p) && !strings.Contains(key, "/_temporary/") {
+				return true
+			}
+		}
+		return false
+	}
 	want := store.ReadsByKind{}
 	for key, r := range now {
 		r.Requests -= before[key].Requests
@@ -216,6 +233,8 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 		switch {
 		case strings.HasPrefix(key, inKey):
 			kind = store.ReadsInput
+		case isIndex(key):
+			kind = store.ReadsOutput
 		case strings.Contains(key, "/_temporary/") && strings.Contains(key, "/features/"):
 			kind = store.ReadsFeatures
 		case strings.Contains(key, "/_temporary/"):
@@ -223,11 +242,23 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 		}
 		want.Add(kind, store.Reads{Requests: r.Requests, Bytes: r.Bytes})
 	}
-	if want[store.ReadsInput].Bytes == 0 || want[store.ReadsTemporary].Bytes == 0 {
-		t.Fatalf("the store served %+v: no input or no temporary files read", want)
+	if want[store.ReadsInput].Bytes == 0 || want[store.ReadsTemporary].Bytes == 0 || (len(indexKeys) > 0 && want[store.ReadsOutput].Bytes == 0) {
+		t.Fatalf("the store served %+v: no input, no temporary files or no index read", want)
 	}
 	if !reflect.DeepEqual(m.Reads, want) {
 		t.Errorf("the manifest's reads are\n%+v\nthe store served\n%+v", m.Reads, want)
+	}
+	// The files this run read (an update's manifest names the index's
+	// too).
+	var files, size int64
+	for _, in := range m.Inputs {
+		if strings.HasPrefix(in.Path, inPrefix) {
+			files, size = files+1, size+in.Bytes
+		}
+	}
+	if most := size + files*2*(objstore.Defaults.TailSize+4); files == 0 || want[store.ReadsInput].Bytes > most {
+		t.Errorf("the store served %d bytes of the input's %d in %d files: more than the files once and two footer reads each (%d)",
+			want[store.ReadsInput].Bytes, size, files, most)
 	}
 	t.Logf("reads: %+v, the input %d bytes", want, m.InputBytes)
 }
