@@ -63,8 +63,8 @@ func TestGCSEndToEnd(t *testing.T) {
 }
 
 // storeEndToEnd runs neardup on an object store: a run over half the
-// sample crawl, an update of that output with the other half, an export
-// of the update, a query and a report of it, all reading and writing
+// sample crawl, an update of that output with the other half, a
+// recluster of the update, an export of the update, a query and a report of it, all reading and writing
 // scheme:// paths. Each step is done again on local paths, the reference,
 // and the results must agree.
 //
@@ -85,6 +85,7 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 		newIn  = root + "/new"
 		out    = root + "/" + outName
 		up     = root + "/up"
+		re     = root + "/re"
 		dedup  = root + "/dedup"
 		oldGlb = "../../../testdata/crawl/part-0000[01].parquet"
 		newGlb = "../../../testdata/crawl/part-0000[23].parquet"
@@ -157,6 +158,28 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 	step("update locally")
 	checkStoreOutput(t, srv, up, um, uref, local)
 
+	// A recluster of the update under containment: it reads the update's
+	// tables (output) and no input.
+	pol := cfg.Policy
+	pol.Containment = 0.8
+	readsBefore = objectReads(srv)
+	rm, err := pipelines.Recluster(ctx, pipelines.ReclusterOptions{From: up, Output: re, Policy: pol})
+	if err != nil {
+		t.Fatalf("Recluster on the store: %v", err)
+	}
+	if rm.ReclusterFrom != up {
+		t.Errorf("the recluster names %q as its run, want %s", rm.ReclusterFrom, up)
+	}
+	step("recluster on the store")
+	checkReadsCounted(t, srv, readsBefore, rm, "", up+"/")
+	localRe := filepath.Join(t.TempDir(), "re")
+	rref, err := pipelines.Recluster(ctx, pipelines.ReclusterOptions{From: uref.Dir, Output: localRe, Policy: pol})
+	if err != nil {
+		t.Fatalf("Recluster locally: %v", err)
+	}
+	step("recluster locally")
+	checkStoreOutput(t, srv, re, rm, pipelinetest.ReadResult(t, localRe, rref, pol), local)
+
 	// The export of the update, of all four input files (one sweep).
 	em, err := pipelines.Export(ctx, pipelines.ExportOptions{From: up, Output: dedup})
 	if err != nil {
@@ -209,7 +232,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 	if now == nil {
 		return
 	}
-	inKey := strings.TrimPrefix(inPrefix, "s3://")
+	inKey := strings.TrimPrefix(inPrefix, "s3://") // "": no input (a recluster)
 	var indexKeys []string
 	for _, p := range indexPrefix {
 		indexKeys = append(indexKeys, strings.TrimPrefix(p, "s3://"))
@@ -231,7 +254,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 		}
 		kind := store.ReadsOther
 		switch {
-		case strings.HasPrefix(key, inKey):
+		case inKey != "" && strings.HasPrefix(key, inKey):
 			kind = store.ReadsInput
 		case isIndex(key):
 			kind = store.ReadsOutput
@@ -242,7 +265,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 		}
 		want.Add(kind, store.Reads{Requests: r.Requests, Bytes: r.Bytes})
 	}
-	if want[store.ReadsInput].Bytes == 0 || want[store.ReadsTemporary].Bytes == 0 || (len(indexKeys) > 0 && want[store.ReadsOutput].Bytes == 0) {
+	if (inKey != "") != (want[store.ReadsInput].Bytes > 0) || want[store.ReadsTemporary].Bytes == 0 || (len(indexKeys) > 0 && want[store.ReadsOutput].Bytes == 0) {
 		t.Fatalf("the store served %+v: no input, no temporary files or no index read", want)
 	}
 	if !reflect.DeepEqual(m.Reads, want) {
@@ -256,7 +279,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 			files, size = files+1, size+in.Bytes
 		}
 	}
-	if most := size + files*2*(objstore.Defaults.TailSize+4); files == 0 || want[store.ReadsInput].Bytes > most {
+	if most := size + files*2*(objstore.Defaults.TailSize+4); inKey != "" && (files == 0 || want[store.ReadsInput].Bytes > most) {
 		t.Errorf("the store served %d bytes of the input's %d in %d files: more than the files once and two footer reads each (%d)",
 			want[store.ReadsInput].Bytes, size, files, most)
 	}
@@ -318,6 +341,9 @@ func checkStoreOutput(t *testing.T, srv objectServer, dir string, m *output.Mani
 	}
 	if ref.Manifest.UpdatedFrom != "" {
 		onStore.UpdatedFrom = ref.Manifest.UpdatedFrom // checked by the caller
+	}
+	if ref.Manifest.ReclusterFrom != "" {
+		onStore.ReclusterFrom = ref.Manifest.ReclusterFrom // checked by the caller
 	}
 	mStore, mLocal := normalManifest(&onStore), normalManifest(ref.Manifest)
 	mStore.Counts, mLocal.Counts = dataCounts(mStore.Counts), dataCounts(mLocal.Counts)
