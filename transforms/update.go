@@ -23,6 +23,7 @@ func init() {
 		register.Function3x1(fn.FinishBundle)
 		registerDoFn(fn)
 	}
+	register.Function1x2(recountDocs)
 	{
 		fn := &recountPairsFn{}
 		register.Function3x0(fn.StartBundle)
@@ -66,11 +67,15 @@ func IndexKeys(s beam.Scope, sketchShards []string, partitions int) beam.PCollec
 func UpdatePairs(s beam.Scope, lists Waves, recapped, reps beam.PCollection, link Linking, carry bool, up Update, place Placement) (pairs, carried beam.PCollection) {
 	s = s.Scope("UpdatePairs")
 	expand := expandPairsFn{Linking: link, FirstNewDoc: up.FirstNewDoc, Partitions: place.Partitions}
+	var recount beam.PCollection
+	if recounts(link) {
+		recount = beam.ParDo(s, recountDocs, recapped)
+	}
 	triplets := eachWave(lists, func(l beam.PCollection) beam.PCollection {
 		if !recounts(link) {
 			return beam.ParDo(s, &expand, l)
 		}
-		return beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, l, beam.SideInput{Input: recapped})
+		return beam.ParDo(s, &recountPairsFn{expandPairsFn: expand}, l, beam.SideInput{Input: recount})
 	})
 	counted := countPairs(s, triplets, reps, link, place)
 	// The recapped lists are all the index's: each of their pairs loses
@@ -85,8 +90,25 @@ func UpdatePairs(s beam.Scope, lists Waves, recapped, reps beam.PCollection, lin
 // that lost a shingle (UpdatePairs) rather than uncounting it.
 func recounts(link Linking) bool { return link.Sketch.Kind == sketch.Min || link.AnchorDocs > 0 }
 
+// recountDocs is the documents of a batch of recapped lists, each once,
+// as a packed.DocSet: what recountPairsFn's side input, which every
+// worker reads whole, needs of them. The lists' postings took 22 bytes
+// each (21 KB a recapped shingle); a document in a doc set takes 2-3.
+func recountDocs(batch []byte) ([]byte, error) {
+	lists, err := packed.AppendPostings(nil, batch)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]uint64, len(lists))
+	for i, p := range lists {
+		docs[i] = p.Doc
+	}
+	return packed.AppendDocSet(nil, docs), nil
+}
+
 // recountPairsFn is expandPairsFn that also expands the pairs of two index
-// documents found in the recapped lists (its side input).
+// documents found in the recapped lists (its side input, their documents
+// as recountDocs packs them).
 type recountPairsFn struct {
 	expandPairsFn
 	recount map[uint64]bool
@@ -108,14 +130,15 @@ func (f *recountPairsFn) ProcessElement(ctx context.Context, batch []byte, recap
 		f.recount = map[uint64]bool{}
 		var b []byte
 		var n int64
+		var docs []uint64
 		for recapped(&b) {
 			n += int64(len(b))
-			lists, err := packed.AppendPostings(nil, b)
-			if err != nil {
+			var err error
+			if docs, err = packed.AppendDocs(docs[:0], b); err != nil {
 				return err
 			}
-			for _, p := range lists {
-				f.recount[p.Doc] = true
+			for _, d := range docs {
+				f.recount[d] = true
 			}
 		}
 		measureSideInput(ctx, "recount_pairs", n)
