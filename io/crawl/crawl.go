@@ -272,22 +272,37 @@ func open(ctx context.Context, path string, pin Pin, pageIndex bool) (*parquet.F
 		return nil, nil, err
 	}
 	src := &source{ReaderAt: r}
-	err = checkMagic(src, size)
 	var f *parquet.File
-	if err == nil {
-		f, err = parquet.OpenFile(src, size, parquet.SkipPageIndex(!pageIndex), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
+	if err = checkMagic(src, size); err == nil {
+		f, err = openOn(r, src, src, size, pageIndex)
+	} else {
+		r.Close()
+		err = src.classify(err)
 	}
 	if err != nil {
-		r.Close()
-		if err = src.classify(err); IsBadInput(err) {
+		if IsBadInput(err) {
 			return nil, nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 		}
 		return nil, nil, fmt.Errorf("%s: reading the Parquet footer failed: %w", path, err)
 	}
+	return f, src, nil
+}
+
+// openOn opens the Parquet file that view shows in size bytes, read
+// through src (r's reads), and bounds r's blocks to its column chunks
+// (chunkBounds). On failure it closes r and returns parquet-go's error,
+// classified (source.classify).
+func openOn(r store.ReaderAt, src *source, view io.ReaderAt, size int64, pageIndex bool) (*parquet.File, error) {
+	f, err := parquet.OpenFile(view, size,
+		parquet.SkipPageIndex(!pageIndex), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
+	if err != nil {
+		r.Close()
+		return nil, src.classify(err)
+	}
 	if b, ok := r.(interface{ Bound(...int64) }); ok {
 		b.Bound(chunkBounds(f)...)
 	}
-	return f, src, nil
+	return f, nil
 }
 
 // checkMagic checks the 4 bytes a Parquet file begins with, as

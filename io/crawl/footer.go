@@ -124,14 +124,9 @@ func openSplit(ctx context.Context, sp Split) (*parquet.File, *source, error) {
 	tail = append(tail, "PAR1"...)
 	src := &source{ReaderAt: r}
 	view := &tailReader{file: src, at: sp.FooterAt, tail: tail}
-	f, err := parquet.OpenFile(view, sp.FooterAt+int64(len(tail)),
-		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.SkipMagicBytes(true))
+	f, err := openOn(r, src, view, sp.FooterAt+int64(len(tail)), false)
 	if err != nil {
-		r.Close()
-		return nil, nil, fmt.Errorf("%s: row group %d: opening with the footer its split carries: %w", sp.Path, sp.RowGroup, src.classify(err))
-	}
-	if b, ok := r.(interface{ Bound(...int64) }); ok {
-		b.Bound(chunkBounds(f)...)
+		return nil, nil, fmt.Errorf("%s: row group %d: opening with the footer its split carries: %w", sp.Path, sp.RowGroup, err)
 	}
 	return f, src, nil
 }

@@ -3,10 +3,8 @@ package crawl
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -96,14 +94,7 @@ func TestSplitFooterOfAnotherGroup(t *testing.T) {
 // text.
 func TestSplitFooterIsSmall(t *testing.T) {
 	path, _ := pages(t)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(strings.NewReader(string(raw)), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw, f := readParquet(t, path)
 	file := f.Metadata()
 	splits, err := SplitsPinned(context.Background(), 0, path, Pin{Size: int64(len(raw))}, defaults)
 	if err != nil {

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,17 +42,25 @@ func pages(t *testing.T) (path string, rows []fineweb) {
 	return write(t, "pages.parquet", rows, 50), rows
 }
 
-// chunk is where row group rg's text column chunk lies in the file.
-func chunk(t *testing.T, path string, rg int) (from, to int64) {
+// readParquet reads the file at path whole and opens it with parquet-go,
+// as a reference beside what the package reads.
+func readParquet(t *testing.T, path string) ([]byte, *parquet.File) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := parquet.OpenFile(strings.NewReader(string(b)), int64(len(b)))
+	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, f
+}
+
+// chunk is where row group rg's text column chunk lies in the file.
+func chunk(t *testing.T, path string, rg int) (from, to int64) {
+	t.Helper()
+	b, f := readParquet(t, path)
 	md := f.Metadata().RowGroups[rg].Columns[0].MetaData
 	from = md.DataPageOffset
 	if d := md.DictionaryPageOffset; d > 0 && d < from {
@@ -173,10 +182,7 @@ func TestFailedReadIsNotBadInput(t *testing.T) {
 func TestCorruptFileIsBadInput(t *testing.T) {
 	fastRetries(t)
 	path, _ := pages(t)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, pf := readParquet(t, path)
 	dir := t.TempDir()
 	notParquet := filepath.Join(dir, "not.parquet")
 	os.WriteFile(notParquet, []byte("<html>this is not a parquet file</html>"), 0o644)
@@ -191,10 +197,6 @@ func TestCorruptFileIsBadInput(t *testing.T) {
 	os.WriteFile(corrupt, c, 0o644)
 	// The footer points past the end: a file cut short after it was written.
 	short := filepath.Join(dir, "short.parquet")
-	pf, err := parquet.OpenFile(strings.NewReader(string(b)), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	md := pf.Metadata().RowGroups[3].Columns[0].MetaData
 	s := slices.Clone(b[:md.DataPageOffset+md.TotalCompressedSize/2])
 	s = append(s, b[len(b)-int(faultstore.Options.TailSize):]...) // keep a footer: a file whose chunks run past its end
@@ -216,7 +218,7 @@ func TestCorruptFileIsBadInput(t *testing.T) {
 			}
 		}
 	}
-	_, err = Splits(context.Background(), 0, faultstore.Name(path), Columns{Text: "body"})
+	_, err := Splits(context.Background(), 0, faultstore.Name(path), Columns{Text: "body"})
 	if !IsBadInput(err) || !strings.Contains(err.Error(), `column "body" not found`) {
 		t.Errorf("a missing column: %v; want bad input", err)
 	}

@@ -145,6 +145,14 @@ var mutations = []mutation{
 		run:  "TestUpdateEqualsFullRun",
 	},
 	{
+		name: "update: the recount set's index documents left out",
+		file: "transforms/update.go",
+		old:  "return packed.AppendDocSet(nil, docs), nil",
+		new:  "return packed.AppendDocSet(nil, nil), nil",
+		pkgs: []string{"./pipelines/e2e/update"},
+		run:  "TestUpdateEqualsFullRun",
+	},
+	{
 		name: "groups: a keyed step's group counted by values, not bytes",
 		file: "transforms/groups.go",
 		old:  "g.n += int64(len(*b))",
