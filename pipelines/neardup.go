@@ -156,6 +156,7 @@ func Run(ctx context.Context, opt Options) (*output.Manifest, error) {
 	}
 	cfg.LatestSweep = cfg.Sweep
 	m.Settings = Settings(cfg)
+	keepFeatures(m, cfg)
 
 	out, err := prepareOutput(ctx, opt.Output, "run", files, opt.Overwrite)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
@@ -64,6 +65,7 @@ func BuildRecluster(s beam.Scope, index indexShards, cfg transforms.Config) {
 	transforms.Assemble(s, meta, members, summaries, sketches, tablesFor, place)
 	transforms.Sweeps(s, meta, members, sketches, cfg.SweepSpan, cfg.Seed, cfg.Sketch, cfg.LostMatches, cfg.Update, place) // urls, lost and found
 	transforms.CarryShards(s, index.tables.Postings, tables.PostingsTable, place)                                          // for updates
+	transforms.CarryFeatures(s, index.features, true, place)                                                               // for updates
 }
 
 // indexDocs reads an output's docs table for recluster and update: its
@@ -168,6 +170,13 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	cfg.MultiSweep = src.Settings["first_sweep"] != cfg.LatestSweep
 	cfg.Tables, cfg.LostMatches = opt.Tables, opt.LostMatches
 	m.Settings["tables"] = cfg.Tables.String()
+	if src.Features != nil && cfg.Tables.Has(tables.SketchesTable) {
+		// Carried whole, for the updates of this output.
+		m.Features = &output.Features{Kind: src.Features.Kind}
+		for _, f := range src.Features.Files {
+			index.features = append(index.features, store.Join(opt.From, f))
+		}
+	}
 	m.Settings["lost_matches"] = strconv.Itoa(cfg.LostMatches)
 	m.Settings["keep"] = cfg.Keep.String()
 	m.Settings["clusters"] = cfg.ClustersSetting()
@@ -197,6 +206,9 @@ type indexShards struct {
 	docs, pairs, contained, sketches, postings, urls []string
 	inputs                                           []transforms.InputFile
 	tables                                           transforms.IndexTables // the same by partition
+	// features are its features files (output.Features), when a run
+	// under its settings may verify on them (indexFeatures).
+	features []string
 }
 
 // readIndex lists the docs, pairs and sketches shards of the finished
@@ -227,5 +239,29 @@ func readIndex(ctx context.Context, dir string, src *output.Manifest) (indexShar
 
 // shards are all the table shards, the files an output must not overwrite.
 func (ix indexShards) shards() []string {
-	return slices.Concat(ix.docs, ix.pairs, ix.contained, ix.sketches, ix.postings, ix.urls)
+	return slices.Concat(ix.docs, ix.pairs, ix.contained, ix.sketches, ix.postings, ix.urls, ix.features)
+}
+
+// indexFeatures are the features files of the index dir, whose manifest
+// is src, when they hold what a run under cfg verifies on (the same
+// rowsketch.FeaturesKind); none otherwise, and the run reads the index's
+// documents from its input again.
+func indexFeatures(dir string, src *output.Manifest, cfg transforms.Config) []string {
+	kind := rowsketch.FeaturesKind(cfg.Config)
+	if src.Features == nil || kind == "" || src.Features.Kind != kind {
+		return nil
+	}
+	names := make([]string, len(src.Features.Files))
+	for i, f := range src.Features.Files {
+		names[i] = store.Join(dir, f)
+	}
+	return names
+}
+
+// keepFeatures records in m that the run keeps its features beside its
+// tables (transforms.KeepsFeatures), for Publish to move them there.
+func keepFeatures(m *output.Manifest, cfg transforms.Config) {
+	if transforms.KeepsFeatures(cfg.Config, cfg.Tables) {
+		m.Features = &output.Features{Kind: rowsketch.FeaturesKind(cfg.Config)}
+	}
 }

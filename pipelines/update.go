@@ -43,6 +43,10 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	cand, link, place := cfg.Candidates(), cfg.Linking(), cfg.Placement
 	splits := transforms.ReadSplits(s, files, cfg.Columns, cfg.SkipBadFiles, place.TempDir)
 	meta, keys, bodies, _, ranks, _, features := transforms.Sketch(s, splits, cfg.Config, place) // phase 1, new documents
+	if len(index.features) > 0 {
+		// The index's documents verified on the features its run kept.
+		features = beam.Flatten(s, features, transforms.IndexFeatures(s, index.features))
+	}
 	oldMeta, oldCopies, oldRanks := indexDocs(s, index, cfg)
 	oldKeys := transforms.IndexKeys(s, index.sketches, place.Partitions)
 	postings, copies, reps := transforms.Identical(s, beam.Flatten(s, oldKeys, keys), bodies, cand, place)
@@ -81,6 +85,7 @@ func BuildUpdate(s beam.Scope, files []transforms.InputFile, index indexShards, 
 	// The tables that only grow keep the index's shards as they are.
 	transforms.CarryShards(s, cfg.Index.Postings, tables.PostingsTable, place)
 	transforms.CarryShards(s, cfg.Index.Sketches, tables.SketchesTable, place)
+	transforms.CarryFeatures(s, index.features, transforms.KeepsFeatures(cfg.Config, cfg.Tables), place)
 }
 
 // Update deduplicates opt.Input against the index opt.From and writes, in
@@ -177,6 +182,8 @@ func Update(ctx context.Context, opt UpdateOptions) (*output.Manifest, error) {
 		return nil, err
 	}
 	cfg.Index = index.tables
+	index.features = indexFeatures(opt.From, src, cfg)
+	keepFeatures(m, cfg)
 	if err := urlsHaveDocIDs(ctx, opt.From, index.tables.URLs); err != nil {
 		return nil, err
 	}

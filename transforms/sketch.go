@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/featurefile"
+	"github.com/neardup/neardup/io/output"
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/settings"
@@ -289,8 +290,9 @@ func optional(s string) *string {
 }
 
 // FeaturesDir is the folder under a run's temporary folder that holds
-// the features for verification phase 1 writes under any --verify.
-const FeaturesDir = "features"
+// the features for verification phase 1 writes under any --verify (an
+// output keeps them there too, output.Features).
+const FeaturesDir = output.FeaturesDir
 
 // featuresFileBytes is where a features file is cut even inside one
 // verify slice, so that phase 1 holds at most that much of them and a

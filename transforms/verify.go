@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/features/rowsketch"
 	"github.com/neardup/neardup/io/crawl"
 	"github.com/neardup/neardup/io/featurefile"
+	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/shuffle/packed"
 	"github.com/neardup/neardup/similarity/sketch"
@@ -298,7 +299,9 @@ func sliceFeatures(ctx context.Context, inputs []InputFile, cfg settings.Config,
 		if from == to {
 			continue
 		}
-		xs, err := featurefile.Read(ctx, fl.name, fl.Extent, docs[from:to])
+		// An index's files are its output's (a run's own are told by
+		// their temporary folder, readKind).
+		xs, err := featurefile.Read(store.ReadsAs(ctx, store.ReadsOutput), fl.name, fl.Extent, docs[from:to])
 		if err != nil {
 			return nil, err
 		}

@@ -85,6 +85,25 @@ func (rs *Sketcher) Verifiable(doc uint64) (packed.Features, bool) {
 	return packed.Features{Doc: doc, N: uint32(len(rs.shingles)), Values: rs.shingles}, true
 }
 
+// FeaturesKind names what Verifiable's records hold under cfg, for a
+// later run to tell whether it may verify on records an earlier one
+// wrote (the settings that make the features themselves, such as
+// shingles and seed, an update shares with its index anyway): "bloom:B"
+// (B bits a feature), "dense:K" (K values kept), "exact", or "" when cfg
+// verifies nothing.
+func FeaturesKind(cfg settings.Config) string {
+	switch v := cfg.Verification(); v {
+	case "":
+		return ""
+	case settings.VerifyBloom:
+		return fmt.Sprintf("bloom:%d", cfg.BloomBitsPerFeature())
+	case settings.VerifyDense:
+		return fmt.Sprintf("dense:%d", sketch.DefaultDense.K)
+	default:
+		return string(v)
+	}
+}
+
 // AppendVerifiable appends to b the encoding of Verifiable(doc) (what
 // phase 1 writes for Verify), without making the record of a dense
 // sample; false, and b as it was, when that document had no features.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,7 +142,14 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		m.Counts[k] = v
 	}
 	publish := p.shards
-	plan := &Plan{Manifest: ManifestFile, Clear: tables.Tables}
+	plan := &Plan{Manifest: ManifestFile, Clear: slices.Concat(tables.Tables, []string{FeaturesDir})}
+	if m.Features != nil {
+		moves, err := featuresMoves(ctx, d.TempDir, m.Features)
+		if err != nil {
+			return err
+		}
+		plan.Moves = moves
+	}
 	m.Tables = map[string][]string{}
 	for _, table := range tables.Tables {
 		shards, ok := publish[table]
@@ -169,6 +177,33 @@ func (d *Dir) Publish(ctx context.Context, m *Manifest) error {
 		}
 	}
 	return d.PublishPlan(ctx, plan, m)
+}
+
+// featuresMoves lists the features files under the run's temporary
+// folder tempDir and returns their moves into the output, recording them
+// in f. A listing that lags shows fewer: an update then reads those
+// documents from the input (see Features).
+func featuresMoves(ctx context.Context, tempDir string, f *Features) ([]Move, error) {
+	names, err := store.List(ctx, store.Join(tempDir, FeaturesDir, "*.features"))
+	if err != nil {
+		return nil, err
+	}
+	moves := make([]Move, len(names))
+	if err := fanout.Each(len(names), 32, func(i int) error {
+		rel := FeaturesDir + "/" + filepath.Base(names[i])
+		size, err := store.Size(ctx, names[i])
+		moves[i] = Move{From: rel, To: rel, Bytes: size}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(moves, func(a, b Move) int { return strings.Compare(a.To, b.To) })
+	f.Files, f.Bytes = nil, 0
+	for _, mv := range moves {
+		f.Files = append(f.Files, mv.To)
+		f.Bytes += mv.Bytes
+	}
+	return moves, nil
 }
 
 // proof is what Publish found of a run's files: its bad files, its
@@ -329,7 +364,7 @@ func foreignEntries(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ours := map[string]bool{SuccessMarker: true, ManifestFile: true, TempRoot: true}
+	ours := map[string]bool{SuccessMarker: true, ManifestFile: true, TempRoot: true, FeaturesDir: true}
 	for _, t := range tables.Tables {
 		ours[t] = true
 	}
@@ -555,6 +590,30 @@ type Manifest struct {
 	Reads    store.ReadsByKind   `json:"reads"`
 	Tables   map[string][]string `json:"tables"`
 	BadFiles []BadFile           `json:"bad_files,omitempty"`
+	// Features are the features for verification that phase 1 wrote,
+	// kept beside the tables so that an update verifies the index's
+	// documents on them instead of reading its input again; nil when the
+	// run keeps none (no verification, or no index tables).
+	Features *Features `json:"features,omitempty"`
+}
+
+// FeaturesDir is the folder of an output (and, under it, of a run's
+// temporary folder) that holds its features files (package featurefile,
+// named as transforms.Sketch names them). Its leading _ tells the
+// analysts' readers it is no table: Spark and Hadoop skip such folders,
+// and a glob of */*.parquet finds nothing in it.
+const FeaturesDir = "_features"
+
+// Features are an output's features files. They are a cache, not a
+// table: an update reads a document no file listed holds from the input
+// again, so a file a lagging listing left out costs time, never a row. Each is written whole under a
+// name fixed by its documents, so a retried writer writes the same file.
+type Features struct {
+	// Kind is what a record holds (rowsketch.FeaturesKind): an update
+	// uses the files only under the same kind.
+	Kind  string   `json:"kind"`
+	Bytes int64    `json:"bytes"`
+	Files []string `json:"files"` // relative to the output folder, sorted
 }
 
 // MemoryLimit is a soft memory limit and how it was chosen (memlimit).

@@ -258,7 +258,7 @@ func checkReadsCounted(t *testing.T, srv objectServer, before map[string]s3test.
 			kind = store.ReadsInput
 		case isIndex(key):
 			kind = store.ReadsOutput
-		case strings.Contains(key, "/_temporary/") && strings.Contains(key, "/features/"):
+		case strings.Contains(key, "/_temporary/") && strings.Contains(key, "/"+output.FeaturesDir+"/"):
 			kind = store.ReadsFeatures
 		case strings.Contains(key, "/_temporary/"):
 			kind = store.ReadsTemporary

@@ -2,6 +2,7 @@ package update
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,5 +278,101 @@ func TestUpdateChain(t *testing.T) {
 	other := pipelinetest.RunUpdate(t, index.Dir, "../../../testdata/crawl/part-0000[123].parquet", cfg)
 	if err := tables.Diff(ctx, full.Dir, other.Dir); err != nil {
 		t.Fatalf("an update under another policy than its index's: %v", err)
+	}
+}
+
+// An update verifies the index's documents on the features its run kept
+// beside its tables (output.Features), reading none of its input again,
+// and keeps them with its own for the next update. Without them (an
+// index whose manifest lists none, or of another kind) it reads the
+// index's documents again and writes the same tables.
+func TestUpdateVerifiesOnTheIndexFeatures(t *testing.T) {
+	old, recent := "../../../testdata/crawl/part-0000[01].parquet", "../../../testdata/crawl/part-0000[23].parquet"
+	cfg := pipelinetest.DefaultConfig()
+	cfg.Verify, cfg.Partitions = settings.VerifyDense, 5
+	index := pipelinetest.Run(t, old, cfg)
+	f := index.Manifest.Features
+	if f == nil || f.Kind != "dense:512" || len(f.Files) == 0 {
+		t.Fatalf("the index keeps features %+v; want dense:512 files", f)
+	}
+	var bytes int64
+	for _, name := range f.Files {
+		st, err := os.Stat(filepath.Join(index.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes += st.Size()
+	}
+	if bytes != f.Bytes {
+		t.Errorf("the features files hold %d bytes, the manifest says %d", bytes, f.Bytes)
+	}
+	full := pipelinetest.Run(t, "../../../testdata/crawl/*.parquet", cfg)
+
+	up := pipelinetest.RunUpdate(t, index.Dir, recent, cfg)
+	if err := tables.Diff(context.Background(), full.Dir, up.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if n := up.Manifest.Counts["pairs_verified"]; n == 0 {
+		t.Fatal("the update verified no pair: the test tests nothing")
+	}
+	if n := up.Manifest.Counts["verify_docs_reread"]; n != 0 {
+		t.Errorf("the update read %d of the index's documents again; want them all from its features", n)
+	}
+	kept := map[string]bool{}
+	for _, name := range up.Manifest.Features.Files {
+		kept[name] = true
+	}
+	for _, name := range f.Files {
+		if !kept[name] {
+			t.Errorf("the update's output lacks the index's features file %s", name)
+		}
+	}
+	if len(kept) <= len(f.Files) {
+		t.Errorf("the update keeps %d features files, the index %d: none of its own", len(kept), len(f.Files))
+	}
+
+	// The same index with no features listed, then with another kind's.
+	for _, c := range []struct {
+		name string
+		edit func(m map[string]any)
+	}{
+		{"none listed", func(m map[string]any) { delete(m, "features") }},
+		{"another kind", func(m map[string]any) { m["features"].(map[string]any)["kind"] = "bloom:10" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "index")
+			if err := os.CopyFS(dir, os.DirFS(index.Dir)); err != nil {
+				t.Fatal(err)
+			}
+			editManifest(t, dir, c.edit)
+			up := pipelinetest.RunUpdate(t, dir, recent, cfg)
+			if err := tables.Diff(context.Background(), full.Dir, up.Dir); err != nil {
+				t.Fatal(err)
+			}
+			if n := up.Manifest.Counts["verify_docs_reread"]; n == 0 {
+				t.Error("the update read none of the index's documents again: it verified them on features it should not have used")
+			}
+		})
+	}
+}
+
+// editManifest rewrites the manifest of the output dir through edit.
+func editManifest(t *testing.T, dir string, edit func(map[string]any)) {
+	t.Helper()
+	name := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
