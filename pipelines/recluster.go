@@ -173,9 +173,7 @@ func Recluster(ctx context.Context, opt ReclusterOptions) (*output.Manifest, err
 	if src.Features != nil && cfg.Tables.Has(tables.SketchesTable) {
 		// Carried whole, for the updates of this output.
 		m.Features = &output.Features{Kind: src.Features.Kind}
-		for _, f := range src.Features.Files {
-			index.features = append(index.features, store.Join(opt.From, f))
-		}
+		index.features = src.Features.Paths(opt.From)
 	}
 	m.Settings["lost_matches"] = strconv.Itoa(cfg.LostMatches)
 	m.Settings["keep"] = cfg.Keep.String()
@@ -251,11 +249,7 @@ func indexFeatures(dir string, src *output.Manifest, cfg transforms.Config) []st
 	if src.Features == nil || kind == "" || src.Features.Kind != kind {
 		return nil
 	}
-	names := make([]string, len(src.Features.Files))
-	for i, f := range src.Features.Files {
-		names[i] = store.Join(dir, f)
-	}
-	return names
+	return src.Features.Paths(dir)
 }
 
 // keepFeatures records in m that the run keeps its features beside its

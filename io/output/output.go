@@ -606,14 +606,24 @@ const FeaturesDir = "_features"
 
 // Features are an output's features files. They are a cache, not a
 // table: an update reads a document no file listed holds from the input
-// again, so a file a lagging listing left out costs time, never a row. Each is written whole under a
-// name fixed by its documents, so a retried writer writes the same file.
+// again, so a file a lagging listing left out costs time, never a row.
+// Each is written whole under a name fixed by its documents, so a retried
+// writer writes the same file.
 type Features struct {
 	// Kind is what a record holds (rowsketch.FeaturesKind): an update
 	// uses the files only under the same kind.
 	Kind  string   `json:"kind"`
 	Bytes int64    `json:"bytes"`
 	Files []string `json:"files"` // relative to the output folder, sorted
+}
+
+// Paths are the files of f, in the output folder dir.
+func (f *Features) Paths(dir string) []string {
+	names := make([]string, len(f.Files))
+	for i, name := range f.Files {
+		names[i] = store.Join(dir, name)
+	}
+	return names
 }
 
 // MemoryLimit is a soft memory limit and how it was chosen (memlimit).

@@ -177,6 +177,14 @@ var mutations = []mutation{
 		run:  "TestUpdateVerifiesOnTheIndexFeatures",
 	},
 	{
+		name: "features: a recluster's output without the index's features",
+		file: "pipelines/recluster.go",
+		old:  "transforms.CarryFeatures(s, index.features, true, place)",
+		new:  "transforms.CarryFeatures(s, index.features, false, place)",
+		pkgs: []string{"./pipelines/e2e/update"},
+		run:  "TestUpdateVerifiesOnTheIndexFeatures",
+	},
+	{
 		name: "groups: a keyed step's group counted by values, not bytes",
 		file: "transforms/groups.go",
 		old:  "g.n += int64(len(*b))",

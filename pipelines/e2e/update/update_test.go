@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -329,6 +330,15 @@ func TestUpdateVerifiesOnTheIndexFeatures(t *testing.T) {
 	}
 	if len(kept) <= len(f.Files) {
 		t.Errorf("the update keeps %d features files, the index %d: none of its own", len(kept), len(f.Files))
+	}
+
+	// A recluster keeps them whole, for the updates of its output.
+	rc, err := pipelines.Recluster(context.Background(), pipelines.ReclusterOptions{From: index.Dir, Output: t.TempDir(), Policy: policy.Policy{Containment: 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := rc.Features; g == nil || g.Kind != f.Kind || !slices.Equal(g.Files, f.Files) || g.Bytes != f.Bytes {
+		t.Errorf("the recluster keeps features %+v; want the index's %+v", g, f)
 	}
 
 	// The same index with no features listed, then with another kind's.
