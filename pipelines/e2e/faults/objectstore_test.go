@@ -29,6 +29,7 @@ import (
 	"github.com/neardup/neardup/io/store"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
+	"github.com/neardup/neardup/settings"
 	"github.com/neardup/neardup/views/query"
 	"github.com/neardup/neardup/views/report"
 )
@@ -109,7 +110,9 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 		return "not an input of the test: " + path
 	}
 	cfg := pipelinetest.DefaultConfig()
-	cfg.Partitions = 5
+	// Verified as the runner's defaults verify: the features files are
+	// published on the store, and the update verifies on them there.
+	cfg.Partitions, cfg.Verify = 5, settings.VerifyDense
 	requests := func() map[string]int64 {
 		if r, ok := srv.(interface{ Requests() map[string]int64 }); ok {
 			return r.Requests()
@@ -153,6 +156,10 @@ func storeEndToEnd(t *testing.T, scheme string, srv objectServer, outName string
 		t.Errorf("the update names %q as its index, want %s", um.UpdatedFrom, out)
 	}
 	step("update on the store")
+	if um.Counts["pairs_verified"] == 0 || um.Counts["verify_docs_reread"] != 0 || um.Features == nil || len(um.Features.Files) == 0 {
+		t.Errorf("the update on the store verified %d pairs, read %d of the index's documents again, keeps features %+v; want pairs verified on the index's features, kept",
+			um.Counts["pairs_verified"], um.Counts["verify_docs_reread"], um.Features)
+	}
 	checkReadsCounted(t, srv, readsBefore, um, newIn+"/", out+"/")
 	uref := pipelinetest.RunUpdate(t, ref.Dir, newGlb, cfg)
 	step("update locally")
