@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
@@ -76,3 +77,34 @@ func ramTempDir() string {
 
 // testMemoryLimit is the tests' soft memory limit (Main).
 const testMemoryLimit = 2 << 30
+
+// FailedRunOutput is a new folder for the output of a job the test
+// expects to fail while it runs. When one bundle fails, Prism ends the job
+// and the launcher returns, but the bundles the in-process workers had
+// already begun run on (the Go SDK's loopback worker is a goroutine that
+// is told to stop, not joined), and may still write into the run's
+// temporary folder while the test ends: t.TempDir's removal then fails,
+// "directory not empty". This folder's removal waits for them, for up to
+// a minute.
+func FailedRunOutput(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "failed-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("the failed run's output is still being written a minute on: %v", err)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	return dir
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/testing/pipelinetest"
 	"github.com/neardup/neardup/io/tables"
 	"github.com/neardup/neardup/pipelines"
@@ -52,7 +53,7 @@ func TestBadFiles(t *testing.T) {
 	input := filepath.Join(dir, "*.parquet")
 
 	// Failing is the default, and the error names the file.
-	_, err := pipelines.Run(context.Background(), pipelines.Options{Input: input, Output: t.TempDir(), Config: pipelinetest.DefaultConfig()})
+	_, err := pipelines.Run(context.Background(), pipelines.Options{Input: input, Output: beamtest.FailedRunOutput(t), Config: pipelinetest.DefaultConfig()})
 	if err == nil || !strings.Contains(err.Error(), "b-not.parquet") && !strings.Contains(err.Error(), "c-truncated.parquet") && !strings.Contains(err.Error(), "d-corrupt.parquet") {
 		t.Errorf("a run over bad files failed with %v; want an error naming a bad file", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/faultstore"
 	"github.com/neardup/neardup/internal/testing/pipelinetest"
 	"github.com/neardup/neardup/io/objstore"
@@ -99,7 +100,7 @@ func TestTransientReadFaults(t *testing.T) {
 	t.Run("never heals", func(t *testing.T) {
 		faultstore.Clear()
 		faultstore.Inject(faultstore.Fault{Path: flaky, From: mid, To: mid + 1, Kind: faultstore.Cut, Times: faultstore.Always})
-		out := t.TempDir()
+		out := beamtest.FailedRunOutput(t)
 		_, err := pipelines.Run(context.Background(), pipelines.Options{Input: input, Output: out, Config: cfg})
 		if err == nil {
 			t.Fatal("a run whose input never reads succeeded")

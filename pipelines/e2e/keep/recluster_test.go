@@ -7,6 +7,7 @@ import (
 
 	"github.com/neardup/neardup/clustering/keep"
 	"github.com/neardup/neardup/clustering/policy"
+	"github.com/neardup/neardup/internal/beamtest"
 	"github.com/neardup/neardup/internal/testing/pipelinetest"
 	"github.com/neardup/neardup/pipelines"
 	"github.com/neardup/neardup/settings"
@@ -147,7 +148,7 @@ func TestReclusterKeeps(t *testing.T) {
 		pipelinetest.SameTables(t, full, pipelinetest.ReadResult(t, dir, m, policy.Default))
 	}
 	kp, _ := keep.Parse("max:no_such_column")
-	if _, err := pipelines.Recluster(context.Background(), pipelines.ReclusterOptions{From: base.Dir, Output: t.TempDir(), Policy: policy.Default, Keep: kp}); err == nil || !strings.Contains(err.Error(), "no_such_column") {
+	if _, err := pipelines.Recluster(context.Background(), pipelines.ReclusterOptions{From: base.Dir, Output: beamtest.FailedRunOutput(t), Policy: policy.Default, Keep: kp}); err == nil || !strings.Contains(err.Error(), "no_such_column") {
 		t.Errorf("recluster with a missing rank column: %v", err)
 	}
 }
